@@ -1,0 +1,129 @@
+"""The bidirectional language model body: token encoder + forward and backward LSTM stacks."""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.lstm_stack import LSTMStack
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class BiLM(keras.layers.Layer):
+    """Token encoder → untied forward and backward ``LSTMStack`` → every layer's activations.
+
+    Output contract (relied on by ``ScalarMix``, ``Elmo``, the analysis helpers and the app)::
+
+        {"activations": [layer_0, layer_1, ..., layer_L], "mask": (batch, time) bool}
+
+    ``layer_0 = [x; x]`` (the context-free token vectors, duplicated so every layer has the same width),
+    ``layer_j = [forward_j; backward_j]``; each `(batch, time, 2 * dim)`, forward half first. Padded
+    positions are zero in every layer. The layer does not add ``<S>``/``</S>``: pass them in the input
+    (``add_sentence_boundaries``) as the language model was trained with them.
+
+    Stateless by default: the same sentence gives the same activations whatever else is in the batch and
+    however often it is called. ``stateful=True`` (eager only) carries LSTM state per batch row across
+    calls like the original ELMo; ``reset_states()`` clears it.
+
+    Args:
+        token_encoder: a layer mapping the input ids to `(batch, time, dim)` with a mask
+            (``WordEmbedding`` or ``CharCNN``); its output width must equal the LSTM output width.
+        units, num_layers, projection_dim, cell_clip, proj_clip, use_skip_connections, dropout: the two
+            ``LSTMStack`` configurations (identical for both directions, weights untied).
+        stateful: see above.
+
+    Call arguments:
+        inputs: word ids `(batch_size, time)` or character ids `(batch_size, time, 50)`, boundaries included.
+        training: dropout between LSTM layers only when True.
+    """
+
+    def __init__(
+        self,
+        token_encoder,
+        units,
+        num_layers=2,
+        projection_dim=None,
+        cell_clip=None,
+        proj_clip=None,
+        use_skip_connections=False,
+        dropout=0.0,
+        stateful=False,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(token_encoder, dict):
+            token_encoder = keras.saving.deserialize_keras_object(token_encoder)
+        if not isinstance(token_encoder, keras.layers.Layer):
+            raise ValueError(f"token_encoder must be a keras Layer (WordEmbedding, CharCNN), received {token_encoder!r}")
+        self.token_encoder = token_encoder
+        stack_args = dict(
+            units=units, num_layers=num_layers, projection_dim=projection_dim, cell_clip=cell_clip,
+            proj_clip=proj_clip, use_skip_connections=use_skip_connections, dropout=dropout, stateful=stateful,
+            dtype=self.dtype_policy,
+        )
+        self.forward_lstm = LSTMStack(go_backwards=False, name="forward_lstm", **stack_args)
+        self.backward_lstm = LSTMStack(go_backwards=True, name="backward_lstm", **stack_args)
+        self.units = units
+        self.num_layers = num_layers
+        self.projection_dim = projection_dim
+        self.cell_clip = cell_clip
+        self.proj_clip = proj_clip
+        self.use_skip_connections = bool(use_skip_connections)
+        self.dropout = float(dropout)
+        self.stateful = bool(stateful)
+        self.output_dim = 2 * self.forward_lstm.output_dim
+        encoder_dim = getattr(token_encoder, "output_dim", getattr(token_encoder, "projection_dim", None))
+        if encoder_dim is not None and encoder_dim != self.forward_lstm.output_dim:
+            raise ValueError(
+                f"the token encoder's output width ({encoder_dim}) must equal the LSTM output width "
+                f"(projection_dim or units = {self.forward_lstm.output_dim}) so that layer 0 = [x; x] matches "
+                "the other layers; set the encoder's projection_dim accordingly"
+            )
+
+    @property
+    def num_activation_layers(self) -> int:
+        """Number of entries in ``activations``: the token layer plus every LSTM layer."""
+        return self.num_layers + 1
+
+    def build(self, input_shape):
+        if not self.token_encoder.built:  # a deserialized encoder arrives built
+            self.token_encoder.build(input_shape)
+        token_shape = self.token_encoder.compute_output_shape(input_shape)
+        self.forward_lstm.build(token_shape)
+        self.backward_lstm.build(token_shape)
+
+    def call(self, inputs, training=None):
+        tokens = self.token_encoder(inputs)  # (B, T, dim)
+        mask = self.token_encoder.compute_mask(inputs)  # (B, T)
+        keep = ops.expand_dims(ops.cast(mask, tokens.dtype), -1)
+        tokens = tokens * keep
+        forward = self.forward_lstm(tokens, mask=mask, training=training)  # L × (B, T, dim)
+        backward = self.backward_lstm(tokens, mask=mask, training=training)
+        activations = [ops.concatenate([tokens, tokens], axis=-1)]
+        activations += [ops.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
+        return {"activations": activations, "mask": mask}
+
+    def reset_states(self):
+        """Clear the carried LSTM state of both directions (``stateful=True`` only; harmless otherwise)."""
+        self.forward_lstm.reset_states()
+        self.backward_lstm.reset_states()
+
+    def compute_output_shape(self, input_shape):
+        shape = tuple(input_shape[:2]) + (self.output_dim,)
+        return {"activations": [shape] * self.num_activation_layers, "mask": tuple(input_shape[:2])}
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "token_encoder": keras.saving.serialize_keras_object(self.token_encoder),
+                "units": self.units,
+                "num_layers": self.num_layers,
+                "projection_dim": self.projection_dim,
+                "cell_clip": self.cell_clip,
+                "proj_clip": self.proj_clip,
+                "use_skip_connections": self.use_skip_connections,
+                "dropout": self.dropout,
+                "stateful": self.stateful,
+            }
+        )
+        return config

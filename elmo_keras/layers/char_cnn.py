@@ -1,0 +1,114 @@
+"""Character-CNN token encoder, configured exactly like the original ELMo ``options.json`` ``char_cnn`` block."""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.highway import Highway
+from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class CharCNN(keras.layers.Layer):
+    """Token vectors from character ids: embed → convolve → max-pool → activation → highway → project.
+
+    For every token, characters are embedded, convolved with filters of several widths (each width with its
+    own number of filters, "valid" padding), max-pooled over character positions, passed through the
+    activation, concatenated, sent through ``n_highway`` highway layers and projected linearly to
+    ``projection_dim``. Character id 0 means "no character": row 0 of the character embedding is ignored
+    for padding tokens via the mask (token mask = any character id > 0).
+
+    Args:
+        embedding_dim: character embedding size (``char_cnn.embedding.dim``).
+        filters: list of ``[width, count]`` pairs (``char_cnn.filters``).
+        n_highway: number of highway layers (``char_cnn.n_highway``).
+        activation: ``"relu"`` or ``"tanh"`` after pooling (``char_cnn.activation``).
+        n_characters: rows of the character embedding (``char_cnn.n_characters``; 262 = 261 + "no char").
+        max_characters_per_token: characters per token (``char_cnn.max_characters_per_token``, 50).
+        projection_dim: output size (``lstm.projection_dim`` in ELMo, so that ``[x; x]`` matches the LSTM width).
+
+    Call arguments:
+        inputs: int `(batch_size, time, max_characters_per_token)` character ids (see ``batch_to_ids``).
+
+    Returns:
+        `(batch_size, time, projection_dim)`, with mask `(batch_size, time)`.
+    """
+
+    def __init__(
+        self,
+        embedding_dim=16,
+        filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512), (7, 1024)),
+        n_highway=2,
+        activation="relu",
+        n_characters=NUM_CHAR_IDS,
+        max_characters_per_token=MAX_CHARS_PER_TOKEN,
+        projection_dim=512,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        filters = [tuple(int(v) for v in pair) for pair in filters]
+        if not filters or any(len(pair) != 2 or min(pair) < 1 for pair in filters):
+            raise ValueError(f"filters must be a non-empty list of [width, count] pairs >= 1, received {filters!r}")
+        if max(width for width, _ in filters) > max_characters_per_token:
+            raise ValueError(f"a filter width in {filters} exceeds max_characters_per_token={max_characters_per_token}")
+        if activation not in ("relu", "tanh"):
+            raise ValueError(f"activation must be 'relu' or 'tanh' (as in ELMo options), received {activation!r}")
+        self.embedding_dim = int(embedding_dim)
+        self.filters = filters
+        self.n_highway = int(n_highway)
+        self.activation = activation
+        self.n_characters = int(n_characters)
+        self.max_characters_per_token = int(max_characters_per_token)
+        self.projection_dim = int(projection_dim)
+        self.num_filters = sum(count for _, count in filters)
+        self.char_embedding = keras.layers.Embedding(
+            self.n_characters, self.embedding_dim, dtype=self.dtype_policy, name="char_embedding",
+            embeddings_initializer=keras.initializers.RandomUniform(-1.0, 1.0),
+        )
+        self.convolutions = [
+            keras.layers.Conv1D(count, width, padding="valid", dtype=self.dtype_policy, name=f"conv_{i}")
+            for i, (width, count) in enumerate(filters)
+        ]
+        self.highway = Highway(self.n_highway, activation="relu", dtype=self.dtype_policy, name="highway")
+        self.projection = keras.layers.Dense(self.projection_dim, dtype=self.dtype_policy, name="projection")
+
+    def build(self, input_shape):
+        self.char_embedding.build((None, self.max_characters_per_token))
+        for conv in self.convolutions:
+            conv.build((None, self.max_characters_per_token, self.embedding_dim))
+        self.highway.build((None, self.num_filters))
+        self.projection.build((None, self.num_filters))
+
+    def call(self, inputs):
+        inputs = ops.cast(inputs, "int32")
+        shape = ops.shape(inputs)
+        chars = ops.reshape(inputs, (-1, self.max_characters_per_token))  # (B*T, C)
+        embedded = self.char_embedding(chars)  # (B*T, C, E)
+        pooled = []
+        for conv in self.convolutions:
+            features = ops.max(conv(embedded), axis=1)  # (B*T, count): max over character positions
+            pooled.append(ops.relu(features) if self.activation == "relu" else ops.tanh(features))
+        tokens = self.highway(ops.concatenate(pooled, axis=-1))  # (B*T, num_filters)
+        tokens = self.projection(tokens)  # (B*T, projection_dim)
+        return ops.reshape(tokens, (shape[0], shape[1], self.projection_dim))
+
+    def compute_mask(self, inputs, mask=None):
+        return ops.any(ops.cast(inputs, "int32") > 0, axis=-1)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:2]) + (self.projection_dim,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "embedding_dim": self.embedding_dim,
+                "filters": [list(pair) for pair in self.filters],
+                "n_highway": self.n_highway,
+                "activation": self.activation,
+                "n_characters": self.n_characters,
+                "max_characters_per_token": self.max_characters_per_token,
+                "projection_dim": self.projection_dim,
+            }
+        )
+        return config

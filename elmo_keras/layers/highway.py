@@ -1,0 +1,67 @@
+"""Highway layers (Srivastava et al., 2015), with the gate convention of bilm-tf."""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class Highway(keras.layers.Layer):
+    """``y = t ⊙ g(x · W_h + b_h) + (1 − t) ⊙ x`` with transform gate ``t = σ(x · W_t + b_t)``, n times.
+
+    Gate convention: ``t`` is the *transform* gate — ``t → 1`` passes the non-linear transform, ``t → 0``
+    carries the input through unchanged. This is bilm-tf's formula; bilm-tf stores ``W_t, b_t`` under the
+    names ``W_carry, b_carry`` (AllenNLP's ``Highway`` uses the opposite gate, ``g ⊙ x + (1 − g) ⊙ f(x)``,
+    and therefore negates these weights when loading). The gate bias starts at ``gate_bias_initializer``
+    (−1 by default, so a fresh layer leans towards carrying its input).
+
+    Args:
+        num_layers: how many highway layers are applied in sequence.
+        activation: the non-linearity ``g`` (ELMo: ``"relu"``).
+        gate_bias_initializer: initial value of ``b_t``.
+
+    Call arguments:
+        inputs: `(..., dim)`; the output has the same shape.
+    """
+
+    def __init__(self, num_layers=1, activation="relu", gate_bias_initializer=-1.0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 0:
+            raise ValueError(f"num_layers must be an int >= 0, received {num_layers!r}")
+        self.num_layers = num_layers
+        self.activation = keras.activations.get(activation)
+        self.gate_bias_initializer = float(gate_bias_initializer)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        dim = input_shape[-1]
+        self.transform_kernels, self.transform_biases, self.gate_kernels, self.gate_biases = [], [], [], []
+        for i in range(self.num_layers):
+            self.transform_kernels.append(self.add_weight(shape=(dim, dim), initializer="glorot_uniform", name=f"transform_kernel_{i}"))
+            self.transform_biases.append(self.add_weight(shape=(dim,), initializer="zeros", name=f"transform_bias_{i}"))
+            self.gate_kernels.append(self.add_weight(shape=(dim, dim), initializer="glorot_uniform", name=f"gate_kernel_{i}"))
+            self.gate_biases.append(
+                self.add_weight(shape=(dim,), initializer=keras.initializers.Constant(self.gate_bias_initializer), name=f"gate_bias_{i}")
+            )
+
+    def call(self, inputs):
+        x = inputs
+        for w_h, b_h, w_t, b_t in zip(self.transform_kernels, self.transform_biases, self.gate_kernels, self.gate_biases):
+            gate = ops.sigmoid(ops.matmul(x, w_t) + b_t)
+            x = gate * self.activation(ops.matmul(x, w_h) + b_h) + (1.0 - gate) * x
+        return x
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "num_layers": self.num_layers,
+                "activation": keras.activations.serialize(self.activation),
+                "gate_bias_initializer": self.gate_bias_initializer,
+            }
+        )
+        return config

@@ -1,0 +1,152 @@
+"""LSTM cell with an optional projection of the output and optional clipping (the ELMo cell).
+
+Equations (gate order ``i, f, g, o`` as in Keras, forget-gate bias folded into ``bias``)::
+
+    z            = x_t · W + b + h_{t-1} · U                  # (batch, 4 * units)
+    i, f, g, o   = σ(z_i), σ(z_f), tanh(z_g), σ(z_o)
+    c_t          = clip(f ⊙ c_{t-1} + i ⊙ g, ±cell_clip)       # (batch, units)
+    m_t          = o ⊙ tanh(c_t)                               # (batch, units)
+    h_t          = clip(m_t · P, ±proj_clip)   if projection    # (batch, projection_dim)
+                 = m_t                          otherwise
+
+``h_t`` is both the output and the recurrent state, so ``U`` has shape ``(output_size, 4 * units)``.
+This is the cell of bilm-tf (TensorFlow's ``LSTMCell(num_proj=..., cell_clip=..., proj_clip=...)``) with the
+gate order converted and its constant forget bias of 1.0 added to ``bias`` (see ``elmo_keras.pretrained``).
+
+``recurrent_step`` is the single source of these equations: the cell's ``call`` and the fast
+``LSTMStack`` both use it, the stack after computing ``x_t · W + b`` for all time steps at once.
+"""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from keras import ops
+
+
+def _check_positive(name, value, allow_none=True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError(f"{name} must be a positive number{' or None' if allow_none else ''}, received {value!r}")
+    return value
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class ProjectedLSTMCell(keras.layers.Layer):
+    """An LSTM cell usable with ``keras.layers.RNN``, with optional projection and clipping.
+
+    Args:
+        units: number of memory cells.
+        projection_dim: if set, the output (and recurrent state ``h``) is ``m_t · P`` of this size.
+        cell_clip: if set, the memory cell is clipped to ``[-cell_clip, cell_clip]``.
+        proj_clip: if set (needs ``projection_dim``), the projected output is clipped likewise.
+        kernel_initializer, recurrent_initializer, projection_initializer: weight initializers.
+        unit_forget_bias: initialise the forget-gate bias to 1 (as TensorFlow's cell adds at run time).
+
+    Call arguments:
+        inputs: `(batch_size, input_dim)`.
+        states: `[h, c]` with shapes `(batch_size, output_size)` and `(batch_size, units)`.
+
+    Returns:
+        `(h_t, [h_t, c_t])`.
+
+    Example:
+        >>> cell = ProjectedLSTMCell(64, projection_dim=16, cell_clip=3.0, proj_clip=3.0)
+        >>> outputs = keras.layers.RNN(cell, return_sequences=True)(keras.ops.ones((2, 5, 8)))  # (2, 5, 16)
+    """
+
+    def __init__(
+        self,
+        units,
+        projection_dim=None,
+        cell_clip=None,
+        proj_clip=None,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        projection_initializer="glorot_uniform",
+        unit_forget_bias=True,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(units, bool) or not isinstance(units, int) or units < 1:
+            raise ValueError(f"units must be a positive int, received {units!r}")
+        self.units = units
+        self.projection_dim = _check_positive("projection_dim", projection_dim)
+        self.cell_clip = _check_positive("cell_clip", cell_clip)
+        self.proj_clip = _check_positive("proj_clip", proj_clip)
+        if self.proj_clip is not None and self.projection_dim is None:
+            raise ValueError(f"proj_clip={proj_clip!r} needs projection_dim (the clip applies to the projection)")
+        self.kernel_initializer = keras.initializers.get(kernel_initializer)
+        self.recurrent_initializer = keras.initializers.get(recurrent_initializer)
+        self.projection_initializer = keras.initializers.get(projection_initializer)
+        self.unit_forget_bias = bool(unit_forget_bias)
+        self.output_size = self.projection_dim or self.units
+        self.state_size = [self.output_size, self.units]
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        self.kernel = self.add_weight(
+            shape=(input_dim, 4 * self.units), initializer=self.kernel_initializer, name="kernel"
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.output_size, 4 * self.units), initializer=self.recurrent_initializer, name="recurrent_kernel"
+        )
+        units = self.units
+
+        def bias_initializer(shape, dtype=None):
+            bias = ops.zeros(shape, dtype=dtype)
+            if not self.unit_forget_bias:
+                return bias
+            return ops.concatenate([bias[:units], ops.ones((units,), dtype=dtype), bias[2 * units :]])
+
+        self.bias = self.add_weight(shape=(4 * self.units,), initializer=bias_initializer, name="bias")
+        if self.projection_dim is not None:
+            self.projection_kernel = self.add_weight(
+                shape=(self.units, self.projection_dim), initializer=self.projection_initializer, name="projection_kernel"
+            )
+        else:
+            self.projection_kernel = None
+
+    def input_gates(self, inputs):
+        """``x · W + b`` for any leading shape: `(..., input_dim)` → `(..., 4 * units)`."""
+        return ops.matmul(inputs, self.kernel) + self.bias
+
+    def recurrent_step(self, input_gates, h, c):
+        """One step from precomputed ``x_t · W + b``: returns ``(h_t, c_t)`` (see module equations)."""
+        z = input_gates + ops.matmul(h, self.recurrent_kernel)
+        z_i, z_f, z_g, z_o = ops.split(z, 4, axis=-1)
+        c = ops.sigmoid(z_f) * c + ops.sigmoid(z_i) * ops.tanh(z_g)
+        if self.cell_clip is not None:
+            c = ops.clip(c, -self.cell_clip, self.cell_clip)
+        h = ops.sigmoid(z_o) * ops.tanh(c)
+        if self.projection_kernel is not None:
+            h = ops.matmul(h, self.projection_kernel)
+            if self.proj_clip is not None:
+                h = ops.clip(h, -self.proj_clip, self.proj_clip)
+        return h, c
+
+    def call(self, inputs, states, training=None):
+        h, c = self.recurrent_step(self.input_gates(inputs), states[0], states[1])
+        return h, [h, c]
+
+    def get_initial_state(self, batch_size=None):
+        return [
+            ops.zeros((batch_size, self.output_size), dtype=self.compute_dtype),
+            ops.zeros((batch_size, self.units), dtype=self.compute_dtype),
+        ]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "units": self.units,
+                "projection_dim": self.projection_dim,
+                "cell_clip": self.cell_clip,
+                "proj_clip": self.proj_clip,
+                "kernel_initializer": keras.initializers.serialize(self.kernel_initializer),
+                "recurrent_initializer": keras.initializers.serialize(self.recurrent_initializer),
+                "projection_initializer": keras.initializers.serialize(self.projection_initializer),
+                "unit_forget_bias": self.unit_forget_bias,
+            }
+        )
+        return config

@@ -1,0 +1,66 @@
+"""Word-level token encoder (the seed notebook's ``nn.Embedding``), with an optional linear projection."""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from elmo_keras.text.vocabulary import PAD_ID
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class WordEmbedding(keras.layers.Layer):
+    """Token vectors from word ids: an embedding lookup, optionally followed by a linear projection.
+
+    The projection lets a word-level biLM keep a small embedding (e.g. 128) while its layer 0, ``[x; x]``,
+    has the same width as the LSTM layers above it (ELMo's character CNN projects the same way).
+    Id ``PAD_ID`` (0) is padding: the mask is ``ids != 0``.
+
+    Args:
+        vocab_size: number of word ids.
+        embedding_dim: embedding size.
+        projection_dim: if set, the output size after a linear projection.
+
+    Call arguments:
+        inputs: int `(batch_size, time)` word ids.
+
+    Returns:
+        `(batch_size, time, projection_dim or embedding_dim)`, with mask `(batch_size, time)`.
+    """
+
+    def __init__(self, vocab_size, embedding_dim, projection_dim=None, **kwargs):
+        super().__init__(**kwargs)
+        for name, value in (("vocab_size", vocab_size), ("embedding_dim", embedding_dim)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, received {value!r}")
+        if projection_dim is not None and (not isinstance(projection_dim, int) or projection_dim < 1):
+            raise ValueError(f"projection_dim must be a positive int or None, received {projection_dim!r}")
+        self.vocab_size = vocab_size
+        self.embedding_dim = embedding_dim
+        self.projection_dim = projection_dim
+        self.output_dim = projection_dim or embedding_dim
+        self.embedding = keras.layers.Embedding(vocab_size, embedding_dim, dtype=self.dtype_policy, name="embedding")
+        self.projection = (
+            keras.layers.Dense(projection_dim, dtype=self.dtype_policy, name="projection") if projection_dim else None
+        )
+
+    def build(self, input_shape):
+        self.embedding.build(input_shape)
+        if self.projection is not None:
+            self.projection.build(tuple(input_shape) + (self.embedding_dim,))
+
+    def call(self, inputs):
+        x = self.embedding(ops.cast(inputs, "int32"))
+        return self.projection(x) if self.projection is not None else x
+
+    def compute_mask(self, inputs, mask=None):
+        return ops.not_equal(inputs, PAD_ID)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + (self.output_dim,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {"vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim, "projection_dim": self.projection_dim}
+        )
+        return config

@@ -1,0 +1,128 @@
+"""ELMo character ids, identical to the original bilm-tf / AllenNLP scheme.
+
+Each token becomes a row of ``MAX_CHARS_PER_TOKEN`` (50) ids:
+
+    [BEGIN_OF_WORD, byte_1, ..., byte_n, END_OF_WORD, PADDING_CHAR, ..., PADDING_CHAR]
+
+where the bytes are the token's UTF-8 encoding (characters that cannot be encoded, such as lone
+surrogates, are dropped) cut to ``MAX_BYTES_PER_TOKEN`` (48). The sentence-boundary tokens ``<S>`` and
+``</S>`` get ``[BEGIN_OF_WORD, BEGIN_OF_SENTENCE | END_OF_SENTENCE, END_OF_WORD, PADDING_CHAR, ...]``.
+Every id is the original id + 1, so that an all-zero row means "no token" (padding):
+
+    ====================  ===========  ==========
+    character             original id  id here
+    ====================  ===========  ==========
+    byte v (0..255)       v            v + 1
+    begin of sentence     256          257
+    end of sentence       257          258
+    begin of word         258          259
+    end of word           259          260
+    padding character     260          261
+    ====================  ===========  ==========
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+MAX_CHARS_PER_TOKEN = 50
+MAX_BYTES_PER_TOKEN = MAX_CHARS_PER_TOKEN - 2
+BOS_TOKEN = "<S>"
+EOS_TOKEN = "</S>"
+
+_ORIGINAL_BOS_CHAR = 256
+_ORIGINAL_EOS_CHAR = 257
+_ORIGINAL_BOW_CHAR = 258
+_ORIGINAL_EOW_CHAR = 259
+_ORIGINAL_PADDING_CHAR = 260
+MASK_SHIFT = 1  # every id is shifted by one so that 0 can mean "no character / no token"
+
+BEGIN_OF_SENTENCE_CHAR = _ORIGINAL_BOS_CHAR + MASK_SHIFT  # 257
+END_OF_SENTENCE_CHAR = _ORIGINAL_EOS_CHAR + MASK_SHIFT  # 258
+BEGIN_OF_WORD_CHAR = _ORIGINAL_BOW_CHAR + MASK_SHIFT  # 259
+END_OF_WORD_CHAR = _ORIGINAL_EOW_CHAR + MASK_SHIFT  # 260
+PADDING_CHAR = _ORIGINAL_PADDING_CHAR + MASK_SHIFT  # 261
+NUM_CHAR_IDS = PADDING_CHAR + 1  # 262 rows in a character embedding table, row 0 = "no character"
+
+
+def _boundary_row(boundary_char: int) -> np.ndarray:
+    row = np.full(MAX_CHARS_PER_TOKEN, PADDING_CHAR, dtype=np.int32)
+    row[:3] = (BEGIN_OF_WORD_CHAR, boundary_char, END_OF_WORD_CHAR)
+    return row
+
+
+BEGIN_OF_SENTENCE_ROW = _boundary_row(BEGIN_OF_SENTENCE_CHAR)
+END_OF_SENTENCE_ROW = _boundary_row(END_OF_SENTENCE_CHAR)
+
+
+def token_to_char_ids(token: str) -> np.ndarray:
+    """Encode one token as an int32 row of ``MAX_CHARS_PER_TOKEN`` ELMo character ids.
+
+    Raises:
+        TypeError: if ``token`` is not a ``str``.
+        ValueError: if the token is empty, or has no UTF-8-encodable character (only lone surrogates).
+    """
+    if not isinstance(token, str):
+        raise TypeError(f"a token must be a str, received {type(token).__name__}: {token!r:.80}")
+    if token == BOS_TOKEN:
+        return BEGIN_OF_SENTENCE_ROW.copy()
+    if token == EOS_TOKEN:
+        return END_OF_SENTENCE_ROW.copy()
+    encoded = token.encode("utf-8", "ignore")[:MAX_BYTES_PER_TOKEN]
+    if not encoded:
+        reason = "is empty" if token == "" else f"has no UTF-8-encodable character ({token!r:.40})"
+        raise ValueError(
+            f"token {reason}; remove empty tokens before encoding (split on whitespace with str.split(), "
+            "not str.split(' '))"
+        )
+    row = np.full(MAX_CHARS_PER_TOKEN, PADDING_CHAR, dtype=np.int32)
+    row[0] = BEGIN_OF_WORD_CHAR
+    row[1 : len(encoded) + 1] = np.frombuffer(encoded, dtype=np.uint8).astype(np.int32) + MASK_SHIFT
+    row[len(encoded) + 1] = END_OF_WORD_CHAR
+    return row
+
+
+def _check_sentences(sentences: Sequence[Sequence[str]]) -> None:
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
+        raise TypeError(
+            "expected a list of tokenized sentences (a list of lists of str), received "
+            f"{type(sentences).__name__}; tokenize first, e.g. [elmo_keras.tokenize(s) for s in texts]"
+        )
+    if len(sentences) == 0:
+        raise ValueError("received an empty batch: pass at least one sentence")
+    for index, sentence in enumerate(sentences):
+        if isinstance(sentence, str):
+            raise TypeError(
+                f"sentence {index} is a str ({sentence!r:.60}), not a list of tokens; "
+                "tokenize it first, e.g. elmo_keras.tokenize(text)"
+            )
+        if len(sentence) == 0:
+            raise ValueError(f"sentence {index} is empty: every sentence needs at least one token")
+
+
+def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
+    """Convert tokenized sentences to ELMo character ids, AllenNLP's ``batch_to_ids`` call shape.
+
+    Args:
+        sentences: ``batch`` lists of tokens (no boundary tokens needed: the models add ``<S>``/``</S>``).
+
+    Returns:
+        int32 array ``(batch, max_tokens, MAX_CHARS_PER_TOKEN)``; rows past a sentence's end are all zero.
+
+    Raises:
+        TypeError: a sentence is a plain string or a token is not a string.
+        ValueError: an empty batch, an empty sentence, or an empty/unencodable token (the message names
+            the sentence and token position).
+    """
+    _check_sentences(sentences)
+    max_tokens = max(len(sentence) for sentence in sentences)
+    ids = np.zeros((len(sentences), max_tokens, MAX_CHARS_PER_TOKEN), dtype=np.int32)
+    for i, sentence in enumerate(sentences):
+        for j, token in enumerate(sentence):
+            try:
+                ids[i, j] = token_to_char_ids(token)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"sentence {i}, token {j}: {error}") from None
+    return ids

@@ -1,0 +1,155 @@
+"""Word vocabulary with the special tokens every model in elmo_keras relies on.
+
+Ids are fixed for the special tokens: ``PAD_ID = 0`` (``<pad>``), ``UNK_ID = 1`` (``<unk>``),
+``BOS_ID = 2`` (``<S>``), ``EOS_ID = 3`` (``</S>``). Corpus words follow, most frequent first, ties broken
+alphabetically, so the same corpus always gives the same ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN
+from elmo_keras.text.tokenizer import tokenize
+
+PAD_TOKEN = "<pad>"
+UNK_TOKEN = "<unk>"
+SPECIAL_TOKENS = (PAD_TOKEN, UNK_TOKEN, BOS_TOKEN, EOS_TOKEN)
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(len(SPECIAL_TOKENS))
+_FORMAT = "elmo_keras.Vocabulary/1"
+
+
+class Vocabulary:
+    """Bidirectional token ↔ id map.
+
+    Args:
+        tokens: corpus tokens in id order (special tokens are prepended automatically and must not be
+            repeated here).
+        lowercase: if True, lookups lowercase the token first (the word-level toy models use this).
+
+    Example:
+        >>> vocab = Vocabulary.from_corpus(["The bank is closed .", "The river bank ."])
+        >>> vocab.token_to_id("bank"), vocab.id_to_token(vocab.token_to_id("bank"))
+        (5, 'bank')
+        >>> vocab.token_to_id("zebra") == UNK_ID
+        True
+    """
+
+    def __init__(self, tokens: Sequence[str] = (), lowercase: bool = False):
+        self.lowercase = bool(lowercase)
+        self._id_to_token: list[str] = list(SPECIAL_TOKENS)
+        self._token_to_id: dict[str, int] = {token: i for i, token in enumerate(SPECIAL_TOKENS)}
+        for token in tokens:
+            if not isinstance(token, str) or token == "":
+                raise ValueError(f"vocabulary tokens must be non-empty str, received {token!r}")
+            if self.lowercase and token != token.lower():
+                raise ValueError(f"lowercase vocabulary received a token with capitals: {token!r}")
+            if token in self._token_to_id:
+                raise ValueError(f"duplicate vocabulary token {token!r} (special tokens are added automatically)")
+            self._token_to_id[token] = len(self._id_to_token)
+            self._id_to_token.append(token)
+
+    @classmethod
+    def from_corpus(
+        cls,
+        sentences: Iterable[str | Sequence[str]],
+        min_count: int = 1,
+        lowercase: bool = False,
+        max_size: int | None = None,
+    ) -> "Vocabulary":
+        """Build a vocabulary from sentences (strings are tokenized with ``tokenize``).
+
+        Args:
+            sentences: raw strings or already tokenized lists of tokens.
+            min_count: keep tokens seen at least this many times; rarer ones map to ``<unk>``.
+            lowercase: lowercase tokens before counting and lookup.
+            max_size: keep at most this many corpus tokens (most frequent first).
+        """
+        if int(min_count) < 1:
+            raise ValueError(f"min_count must be >= 1, received {min_count}")
+        if max_size is not None and int(max_size) < 0:
+            raise ValueError(f"max_size must be >= 0 or None, received {max_size}")
+        counts: Counter[str] = Counter()
+        for sentence in sentences:
+            tokens = tokenize(sentence) if isinstance(sentence, str) else sentence
+            counts.update(token.lower() if lowercase else token for token in tokens)
+        for special in SPECIAL_TOKENS:
+            counts.pop(special, None)
+        kept = sorted((t for t, c in counts.items() if c >= min_count), key=lambda t: (-counts[t], t))
+        if max_size is not None:
+            kept = kept[: int(max_size)]
+        return cls(kept, lowercase=lowercase)
+
+    def __len__(self) -> int:
+        return len(self._id_to_token)
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and self._normalize(token) in self._token_to_id
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Vocabulary)
+            and self.lowercase == other.lowercase
+            and self._id_to_token == other._id_to_token
+        )
+
+    def __repr__(self) -> str:
+        return f"Vocabulary(size={len(self)}, lowercase={self.lowercase})"
+
+    @property
+    def tokens(self) -> list[str]:
+        """All tokens in id order, special tokens first."""
+        return list(self._id_to_token)
+
+    def _normalize(self, token: str) -> str:
+        return token.lower() if self.lowercase and token not in SPECIAL_TOKENS else token
+
+    def token_to_id(self, token: str) -> int:
+        """The id of ``token``, or ``UNK_ID`` if it is not in the vocabulary."""
+        if not isinstance(token, str):
+            raise TypeError(f"token must be a str, received {type(token).__name__}: {token!r:.60}")
+        return self._token_to_id.get(self._normalize(token), UNK_ID)
+
+    def id_to_token(self, token_id: int) -> str:
+        """The token of ``token_id``; raises ``IndexError`` outside ``[0, len(self))``."""
+        index = int(token_id)
+        if not 0 <= index < len(self._id_to_token):
+            raise IndexError(f"token id {token_id} is outside the vocabulary [0, {len(self)})")
+        return self._id_to_token[index]
+
+    def encode(self, tokens: Sequence[str]) -> list[int]:
+        """Ids of ``tokens`` (unknown tokens → ``UNK_ID``)."""
+        return [self.token_to_id(token) for token in tokens]
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        """Tokens of ``ids``."""
+        return [self.id_to_token(i) for i in ids]
+
+    def to_dict(self) -> dict:
+        return {"format": _FORMAT, "lowercase": self.lowercase, "tokens": self._id_to_token[len(SPECIAL_TOKENS) :]}
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "<dict>") -> "Vocabulary":
+        if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("tokens"), list):
+            raise ValueError(f"{source} is not an elmo_keras vocabulary (expected format {_FORMAT!r})")
+        return cls(data["tokens"], lowercase=bool(data.get("lowercase", False)))
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the vocabulary as UTF-8 JSON."""
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(self.to_dict(), handle, ensure_ascii=False, indent=0)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Vocabulary":
+        """Read a vocabulary written by ``save``; errors name the file."""
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"vocabulary file not found: {path}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"{path} is not a JSON vocabulary file: {error}") from None
+        return cls.from_dict(data, source=str(path))

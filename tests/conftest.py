@@ -1,0 +1,22 @@
+"""Shared test configuration: quiet, deterministic, single-threaded-friendly."""
+
+import os
+import pathlib
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+import pytest  # noqa: E402
+
+import elmo_keras  # noqa: E402,F401  (imports keras quietly before any test module does)
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def shared_fixtures() -> pathlib.Path:
+    """The two original ELMo test models; tests that need them skip where ../shared is absent."""
+    if not (SHARED_FIXTURES / "elmo_bilm_tf" / "lm_weights.hdf5").exists():
+        pytest.skip(f"original ELMo fixtures not found at {SHARED_FIXTURES} (they live in ../shared/fixtures)")
+    return SHARED_FIXTURES
