@@ -15,8 +15,10 @@ class LSTMStack(keras.layers.Layer):
     """``num_layers`` ``ProjectedLSTMCell`` layers run over a sequence, forward or backward.
 
     The cell equations live in ``ProjectedLSTMCell.recurrent_step``; this layer only runs them fast: the
-    input matmul ``x · W + b`` is computed for all time steps at once, and when the number of time steps
-    is known when tracing, the loop is unrolled (which XLA compiles well); otherwise ``keras.ops.scan``.
+    input matmul ``x · W + b`` is computed for all time steps at once, and the time loop is a
+    ``keras.ops.scan`` — or, with ``unroll=True`` and a length known when tracing, a Python-unrolled loop,
+    which XLA (``jit_compile=True``) turns into the fastest inference code. Training keeps ``unroll=False``:
+    XLA cannot compile the scan's gradient, and an unrolled training step takes long to compile.
 
     Masking: the state is not updated at padded steps and padded outputs are zero, so padding never changes
     the outputs at real steps. With ``go_backwards=True`` each sequence is read right-to-left *within its own
@@ -38,6 +40,7 @@ class LSTMStack(keras.layers.Layer):
         use_skip_connections: residual connections between layers.
         dropout: dropout rate between layers, in training only.
         stateful: carry state across calls (see above).
+        unroll: unroll the time loop when the length is static (for compiled inference).
 
     Call arguments:
         inputs: `(batch_size, time, input_dim)`.
@@ -59,6 +62,7 @@ class LSTMStack(keras.layers.Layer):
         use_skip_connections=False,
         dropout=0.0,
         stateful=False,
+        unroll=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -75,6 +79,7 @@ class LSTMStack(keras.layers.Layer):
         self.use_skip_connections = bool(use_skip_connections)
         self.dropout = float(dropout)
         self.stateful = bool(stateful)
+        self.unroll = bool(unroll)
         self.supports_masking = True
         self.cells = [
             ProjectedLSTMCell(
@@ -98,7 +103,7 @@ class LSTMStack(keras.layers.Layer):
         """inputs `(B, T, D)`, step_mask `(B, T, 1)` bool → outputs `(B, T, out)`, final (h, c)."""
         gates = cell.input_gates(inputs)  # (B, T, 4U): the input matmul, hoisted out of the loop
         steps = inputs.shape[1]
-        if steps is not None:
+        if self.unroll and steps is not None:
             outputs = []
             for t in range(steps):
                 h_new, c_new = cell.recurrent_step(gates[:, t], h, c)
@@ -110,13 +115,15 @@ class LSTMStack(keras.layers.Layer):
 
         def step(carry, xs):
             h, c = carry
-            gate_t, keep = xs
+            gate_t, keep = xs[:, :-1], xs[:, -1:] > 0.5  # the mask rides along as one extra column
             h_new, c_new = cell.recurrent_step(gate_t, h, c)
             h = ops.where(keep, h_new, h)
             c = ops.where(keep, c_new, c)
-            return (h, c), ops.where(keep, h_new, ops.zeros_like(h_new))
+            # Keras' TensorFlow scan needs the per-step outputs to mirror the carry's structure.
+            return (h, c), (ops.where(keep, h_new, ops.zeros_like(h_new)), c)
 
-        (h, c), outputs = ops.scan(step, (h, c), (ops.moveaxis(gates, 1, 0), ops.moveaxis(step_mask, 1, 0)))
+        xs = ops.concatenate([gates, ops.cast(step_mask, gates.dtype)], axis=-1)  # (B, T, 4U + 1)
+        (h, c), (outputs, _) = ops.scan(step, (h, c), ops.moveaxis(xs, 1, 0))
         return ops.moveaxis(outputs, 0, 1), h, c
 
     def run(self, inputs, mask=None, initial_states=None, training=None):
@@ -220,6 +227,7 @@ class LSTMStack(keras.layers.Layer):
                 "use_skip_connections": self.use_skip_connections,
                 "dropout": self.dropout,
                 "stateful": self.stateful,
+                "unroll": self.unroll,
             }
         )
         return config

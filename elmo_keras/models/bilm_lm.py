@@ -1,0 +1,116 @@
+"""``BiLanguageModel``: a ``BiLM`` plus one softmax shared by both directions, trained with ``fit``."""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.bilm import BiLM
+from elmo_keras.text.vocabulary import PAD_ID
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class Perplexity(keras.metrics.Mean):
+    """Token-weighted mean cross-entropy, reported as ``exp(mean)``."""
+
+    def result(self):
+        return ops.exp(super().result())
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class BiLanguageModel(keras.Model):
+    """Forward and backward language models over one ``BiLM``, with a softmax shared by both (as in ELMo).
+
+    The forward direction predicts token ``t+1`` from tokens ``≤ t``; the backward direction predicts
+    ``t−1`` from tokens ``≥ t``. Sentences carry ``<S>`` … ``</S>`` (the training helpers add them), so the
+    forward model learns to predict ``</S>`` and the backward model ``<S>``. The loss is the forward mean
+    cross-entropy plus the backward mean cross-entropy, each averaged over real (non-padding) target tokens;
+    ``forward_perplexity`` and ``backward_perplexity`` are reported as metrics.
+
+    Args:
+        bilm: a ``BiLM`` layer (or its serialized config).
+        vocab_size: size of the output vocabulary (word ids, ``PAD_ID`` = 0 never predicted).
+        dropout: dropout on the top layer before the softmax, training only.
+
+    Call arguments:
+        inputs: the ``BiLM`` input, boundaries included: word ids `(batch, time)` or char ids `(batch, time, 50)`.
+
+    Returns:
+        ``{"forward_logits": (batch, time, vocab), "backward_logits": (batch, time, vocab), "mask": (batch, time)}``;
+        ``forward_logits[:, t]`` scores token ``t+1``, ``backward_logits[:, t]`` scores token ``t−1``.
+
+    ``fit(x=inputs, y=word_ids)``: ``y`` holds the word ids of the same padded sentences (for a word-level
+    model ``y`` is ``x``).
+    """
+
+    def __init__(self, bilm, vocab_size, dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(bilm, dict):
+            bilm = keras.saving.deserialize_keras_object(bilm)
+        if not isinstance(bilm, BiLM):
+            raise ValueError(f"bilm must be a BiLM layer, received {type(bilm).__name__}")
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 5:
+            raise ValueError(f"vocab_size must be an int >= 5 (4 special tokens + words), received {vocab_size!r}")
+        self.bilm = bilm
+        self.vocab_size = vocab_size
+        if not 0.0 <= float(dropout) < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        self.dropout = float(dropout)
+        self.softmax_dropout = keras.layers.Dropout(self.dropout, name="softmax_dropout")
+        self.softmax = keras.layers.Dense(vocab_size, name="softmax")
+        self.forward_perplexity = Perplexity(name="forward_perplexity")
+        self.backward_perplexity = Perplexity(name="backward_perplexity")
+        self.vocabulary = None  # set by the training helpers and load_bilm; saved beside the model
+        self.training_summary = {}
+
+    def build(self, input_shape):
+        if not self.bilm.built:
+            self.bilm.build(input_shape)
+        self.softmax.build((None, None, self.bilm.output_dim // 2))
+
+    def call(self, inputs, training=None):
+        outputs = self.bilm(inputs, training=training)
+        top = self.softmax_dropout(outputs["activations"][-1], training=training)  # (B, T, 2 * dim)
+        half = self.bilm.output_dim // 2
+        return {
+            "forward_logits": self.softmax(top[..., :half]),  # (B, T, V)
+            "backward_logits": self.softmax(top[..., half:]),  # (B, T, V)
+            "mask": outputs["mask"],
+        }
+
+    @staticmethod
+    def _direction_loss(logits, targets):
+        """Mean cross-entropy over non-padding targets; also returns the token count."""
+        weights = ops.cast(ops.not_equal(targets, PAD_ID), logits.dtype)
+        losses = keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
+        count = ops.sum(weights)
+        return ops.sum(losses * weights) / ops.maximum(count, 1.0), count
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        if y is None:
+            y = x
+        targets = ops.cast(y, "int32")
+        forward_loss, forward_count = self._direction_loss(y_pred["forward_logits"][:, :-1], targets[:, 1:])
+        backward_loss, backward_count = self._direction_loss(y_pred["backward_logits"][:, 1:], targets[:, :-1])
+        self.forward_perplexity.update_state(forward_loss, sample_weight=forward_count)
+        self.backward_perplexity.update_state(backward_loss, sample_weight=backward_count)
+        return forward_loss + backward_loss
+
+    def save(self, filepath, overwrite=True, **kwargs):
+        """``path.keras`` → a Keras file; any other path → a model directory (weights + vocabulary + config)."""
+        if str(filepath).endswith(".keras"):
+            return super().save(filepath, overwrite=overwrite, **kwargs)
+        from elmo_keras.models.persistence import save_model_dir
+
+        return save_model_dir(self, filepath)
+
+    def get_config(self):
+        return {
+            "bilm": keras.saving.serialize_keras_object(self.bilm),
+            "vocab_size": self.vocab_size,
+            "dropout": self.dropout,
+            "name": self.name,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)

@@ -1,0 +1,222 @@
+"""Training helpers for ``BiLanguageModel``: encoding, ``train_bilm``, perplexity and a unigram baseline."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from elmo_keras._quiet import keras
+from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, get_preset
+from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
+from elmo_keras.text.tokenizer import tokenize
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+
+ProgressCallback = Callable[[int, dict], None]
+
+
+def as_token_lists(corpus: Sequence[str | Sequence[str]], name: str = "corpus") -> list[list[str]]:
+    """Tokenize strings, keep token lists; empty sentences are an error naming their index."""
+    if isinstance(corpus, str):
+        raise TypeError(f"{name} must be a list of sentences, received a single str; wrap it in a list")
+    sentences = [tokenize(s) if isinstance(s, str) else list(s) for s in corpus]
+    for index, sentence in enumerate(sentences):
+        if not sentence:
+            raise ValueError(f"{name} sentence {index} is empty")
+    if not sentences:
+        raise ValueError(f"{name} has no sentences")
+    return sentences
+
+
+def encode_word_ids(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
+    """`<S> tokens </S>` word ids, right-padded with 0: int32 `(batch, length or longest + 2)`."""
+    longest = max(len(s) for s in sentences) + 2
+    length = longest if length is None else max(length, longest)
+    ids = np.full((len(sentences), length), PAD_ID, dtype=np.int32)
+    for i, sentence in enumerate(sentences):
+        ids[i, : len(sentence) + 2] = [BOS_ID, *vocabulary.encode(sentence), EOS_ID]
+    return ids
+
+
+def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int | None = None):
+    """Model inputs and word-id targets for ``sentences`` (boundaries added).
+
+    Returns:
+        ``(inputs, targets)``: inputs are word ids `(batch, T)` (word encoder) or char ids
+        `(batch, T, 50)` (char encoder); targets are word ids `(batch, T)`.
+    """
+    targets = encode_word_ids(sentences, vocabulary, length)
+    if encoder == "word":
+        return targets, targets
+    chars = batch_to_ids([[BOS_TOKEN, *s, EOS_TOKEN] for s in sentences])
+    padded = np.zeros(targets.shape + (chars.shape[-1],), dtype=np.int32)
+    padded[:, : chars.shape[1]] = chars
+    return padded, targets
+
+
+class ShuffledBatches(keras.utils.PyDataset):
+    """Shuffled training batches, deterministic for a given ``seed``, all padded to one length.
+
+    One length for every batch means one traced training graph (a new length would trace, and build, the
+    whole step again). Every epoch the sentences are shuffled, cut into pools of ``pool_batches`` batches
+    and sorted by length inside each pool, so that a batch's sentences are of similar length; the batch
+    order is shuffled too. Yields ``(inputs, targets)`` as ``encode_for_lm`` makes them.
+    """
+
+    def __init__(self, sentences, vocabulary, encoder, batch_size, seed=0, pool_batches=8):
+        super().__init__()
+        self.sentences = list(sentences)
+        self.vocabulary = vocabulary
+        self.encoder = encoder
+        self.batch_size = int(batch_size)
+        self.pool_batches = int(pool_batches)
+        self.seed = int(seed)
+        self.epoch = 0
+        self.length = max(len(s) for s in self.sentences) + 2
+        self._batches = self._make_batches()
+
+    def _make_batches(self):
+        rng = np.random.default_rng([self.seed, self.epoch])
+        order = rng.permutation(len(self.sentences))
+        pool = self.batch_size * self.pool_batches
+        batches = []
+        for start in range(0, len(order), pool):
+            chunk = sorted(order[start : start + pool], key=lambda i: len(self.sentences[i]))
+            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+        return [batches[i] for i in rng.permutation(len(batches))]
+
+    def __len__(self):
+        return len(self._batches)
+
+    def __getitem__(self, index):
+        batch = [self.sentences[i] for i in self._batches[index]]
+        return encode_for_lm(batch, self.vocabulary, self.encoder, length=self.length)
+
+    def on_epoch_end(self):
+        self.epoch += 1
+        self._batches = self._make_batches()
+
+
+class _ProgressAdapter(keras.callbacks.Callback):
+    """Calls ``fn(epoch, logs)`` after every epoch (epochs counted from 1)."""
+
+    def __init__(self, fn: ProgressCallback):
+        super().__init__()
+        self.fn = fn
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.fn(epoch + 1, dict(logs or {}))
+
+
+def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dict:
+    """Forward and backward perplexity of ``model`` on ``sentences`` (token lists or strings)."""
+    sentences = as_token_lists(sentences)
+    inputs, targets = encode_for_lm(sentences, model.vocabulary, _encoder_of(model))
+    model.forward_perplexity.reset_state()
+    model.backward_perplexity.reset_state()
+    for start in range(0, len(sentences), batch_size):
+        batch_inputs = inputs[start : start + batch_size]
+        outputs = model(batch_inputs, training=False)
+        model.compute_loss(y=targets[start : start + batch_size], y_pred=outputs, training=False)
+    result = {
+        "forward_perplexity": float(model.forward_perplexity.result()),
+        "backward_perplexity": float(model.backward_perplexity.result()),
+    }
+    model.forward_perplexity.reset_state()
+    model.backward_perplexity.reset_state()
+    return result
+
+
+def unigram_perplexity(train_sentences, eval_sentences, vocabulary: Vocabulary) -> float:
+    """Perplexity of an add-one unigram model (over the vocabulary + ``</S>``) on the forward targets."""
+    counts = Counter()
+    for sentence in train_sentences:
+        counts.update(vocabulary.encode(sentence) + [EOS_ID])
+    total = sum(counts.values()) + len(vocabulary)
+    log_prob, n = 0.0, 0
+    for sentence in eval_sentences:
+        for token_id in vocabulary.encode(sentence) + [EOS_ID]:
+            log_prob += math.log((counts[token_id] + 1) / total)
+            n += 1
+    return math.exp(-log_prob / n)
+
+
+def _encoder_of(model: BiLanguageModel) -> str:
+    return "word" if model.bilm.token_encoder.__class__.__name__ == "WordEmbedding" else "char"
+
+
+def train_bilm(
+    corpus=None,
+    preset: str | BiLMConfig | dict = "toy",
+    epochs: int | None = None,
+    seed: int = 0,
+    callbacks: Sequence[keras.callbacks.Callback | ProgressCallback] | None = None,
+    heldout=None,
+    vocabulary: Vocabulary | None = None,
+    learning_rate: float | None = None,
+    batch_size: int | None = None,
+    verbose: int = 0,
+) -> BiLanguageModel:
+    """Train a ``BiLanguageModel`` from scratch, deterministically for a given ``seed``.
+
+    Args:
+        corpus: sentences (strings or token lists); default: the polysemy corpus's training split.
+        preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
+        epochs, learning_rate, batch_size: override the preset's training defaults.
+        seed: seeds Python, NumPy and the backend (weights, dropout, shuffling).
+        callbacks: Keras callbacks and/or plain functions ``fn(epoch, logs)`` called after each epoch with
+            ``loss``, ``forward_perplexity``, ``backward_perplexity``.
+        heldout: sentences to report held-out perplexity on; default: the polysemy held-out split when
+            ``corpus`` is None, else none.
+        vocabulary: a fixed vocabulary; default: built from ``corpus`` (lowercased per the preset).
+        verbose: Keras ``fit`` verbosity.
+
+    Returns:
+        The trained model, with ``model.vocabulary``, ``model.config`` (the ``BiLMConfig``) and
+        ``model.training_summary`` (history, perplexities, unigram baseline, seconds).
+    """
+    config = get_preset(preset)
+    overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size)) if v is not None}
+    config = config.replace(**overrides)
+    if corpus is None:
+        from elmo_keras.data import polysemy_sentences
+
+        corpus = polysemy_sentences("train")
+        if heldout is None:
+            heldout = polysemy_sentences("heldout")
+    sentences = as_token_lists(corpus)
+    heldout_sentences = as_token_lists(heldout, "heldout") if heldout is not None else None
+    vocabulary = vocabulary or Vocabulary.from_corpus(sentences, lowercase=config.lowercase)
+
+    keras.utils.set_random_seed(int(seed))
+    model = build_bilm_lm(config, len(vocabulary))
+    model.vocabulary = vocabulary
+    model.config = config
+    # Not XLA: XLA cannot compile the gradient of the symbolic time loop, and an unrolled loop takes ~40 s
+    # to compile on 2 cores; the plain graph trains as fast as XLA did once compiled.
+    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    batches = ShuffledBatches(sentences, vocabulary, config.encoder, config.batch_size, seed=int(seed))
+    keras_callbacks = [c if isinstance(c, keras.callbacks.Callback) else _ProgressAdapter(c) for c in callbacks or []]
+    started = time.perf_counter()
+    history = model.fit(batches, epochs=config.epochs, callbacks=keras_callbacks, verbose=verbose)
+    seconds = time.perf_counter() - started
+    summary = {
+        "config": config.to_dict(),
+        "seed": int(seed),
+        "num_sentences": len(sentences),
+        "num_tokens": int(sum(len(s) for s in sentences)),
+        "vocab_size": len(vocabulary),
+        "train_seconds": round(seconds, 2),
+        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
+        "train": perplexities(model, sentences),
+        "train_unigram_perplexity": unigram_perplexity(sentences, sentences, vocabulary),
+    }
+    if heldout_sentences:
+        summary["heldout"] = perplexities(model, heldout_sentences)
+        summary["heldout_unigram_perplexity"] = unigram_perplexity(sentences, heldout_sentences, vocabulary)
+    model.training_summary = summary
+    return model

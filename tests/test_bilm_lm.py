@@ -1,0 +1,123 @@
+"""BiLanguageModel: the loss is the two directions' mean cross-entropies; training; save/load round trip."""
+
+import json
+
+import numpy as np
+import pytest
+
+import elmo_keras
+from elmo_keras._quiet import keras
+from elmo_keras.models import (
+    BiLanguageModel,
+    BiLMConfig,
+    build_bilm_lm,
+    encode_for_lm,
+    get_preset,
+    load_bilm,
+    train_bilm,
+    unigram_perplexity,
+)
+from elmo_keras.text import BOS_ID, EOS_ID, Vocabulary
+
+CORPUS = [
+    "I deposited money at the bank .",
+    "We sat on the river bank .",
+    "The children play football in the park .",
+    "The actors rehearsed the play on stage .",
+    "Turn right at the corner .",
+    "That answer is right .",
+]
+
+
+def log_softmax(x):
+    x = x - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def test_loss_is_forward_plus_backward_mean_cross_entropy():
+    vocab = Vocabulary.from_corpus(CORPUS, lowercase=True)
+    keras.utils.set_random_seed(0)
+    model = build_bilm_lm(get_preset("tiny"), len(vocab))
+    sentences = [elmo_keras.tokenize(s) for s in CORPUS[:3]]
+    inputs, targets = encode_for_lm(sentences, vocab, "word")
+    assert targets[0, 0] == BOS_ID and targets[0, len(sentences[0]) + 1] == EOS_ID
+    outputs = model(inputs)
+    loss = float(model.compute_loss(y=targets, y_pred=outputs))
+    forward = log_softmax(np.asarray(outputs["forward_logits"], "float64"))
+    backward = log_softmax(np.asarray(outputs["backward_logits"], "float64"))
+    f_terms, b_terms = [], []
+    for i, sentence in enumerate(sentences):
+        n = len(sentence) + 2
+        f_terms += [-forward[i, t, targets[i, t + 1]] for t in range(n - 1)]
+        b_terms += [-backward[i, t, targets[i, t - 1]] for t in range(1, n)]
+    assert loss == pytest.approx(np.mean(f_terms) + np.mean(b_terms), rel=1e-5)
+    assert float(model.forward_perplexity.result()) == pytest.approx(np.exp(np.mean(f_terms)), rel=1e-5)
+
+
+def test_train_bilm_is_deterministic_and_reports_perplexity():
+    runs = [train_bilm(CORPUS * 4, preset="tiny", epochs=2, seed=3) for _ in range(2)]
+    weights = [[keras.ops.convert_to_numpy(w) for w in m.weights] for m in runs]
+    for a, b in zip(*weights):
+        np.testing.assert_array_equal(a, b)
+    summary = runs[0].training_summary
+    assert len(summary["history"]["loss"]) == 2
+    assert set(summary["train"]) == {"forward_perplexity", "backward_perplexity"}
+    assert summary["num_sentences"] == 24 and summary["vocab_size"] == len(runs[0].vocabulary)
+
+
+def test_progress_callbacks_are_called_every_epoch():
+    seen = []
+    train_bilm(CORPUS, preset="tiny", epochs=3, callbacks=[lambda epoch, logs: seen.append((epoch, sorted(logs)))])
+    assert [e for e, _ in seen] == [1, 2, 3]
+    assert seen[0][1] == ["backward_perplexity", "forward_perplexity", "loss"]
+
+
+def test_model_directory_round_trip(tmp_path):
+    model = train_bilm(CORPUS, preset="tiny", epochs=1)
+    model.save(tmp_path / "bilm")
+    assert sorted(p.name for p in (tmp_path / "bilm").iterdir()) == ["model.keras", "training.json", "vocabulary.json"]
+    loaded = load_bilm(tmp_path / "bilm")
+    assert loaded.vocabulary == model.vocabulary and loaded.config == model.config
+    inputs, _ = encode_for_lm([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "word")
+    for key in ("forward_logits", "backward_logits"):
+        np.testing.assert_array_equal(np.asarray(loaded(inputs)[key]), np.asarray(model(inputs)[key]))
+
+
+def test_keras_file_round_trip(tmp_path):
+    model = train_bilm(CORPUS, preset=get_preset("tiny").replace(encoder="char", embedding_dim=4, char_filters=((1, 4), (2, 4))), epochs=1)
+    model.save(tmp_path / "m.keras")
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    assert isinstance(loaded, BiLanguageModel)
+    inputs, _ = encode_for_lm([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "char")
+    np.testing.assert_array_equal(np.asarray(loaded(inputs)["forward_logits"]), np.asarray(model(inputs)["forward_logits"]))
+
+
+def test_load_bilm_errors_name_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        load_bilm(tmp_path / "nowhere")
+    model = train_bilm(CORPUS, preset="tiny", epochs=1)
+    model.save(tmp_path / "m")
+    (tmp_path / "m" / "model.keras").write_bytes(b"this is not a zip file")
+    with pytest.raises(ValueError, match="model.keras is corrupted"):
+        load_bilm(tmp_path / "m")
+    (tmp_path / "m" / "vocabulary.json").unlink()
+    with pytest.raises(FileNotFoundError, match="vocabulary.json is missing"):
+        load_bilm(tmp_path / "m")
+
+
+def test_bad_corpus_and_config_errors():
+    with pytest.raises(ValueError, match="sentence 1 is empty"):
+        train_bilm(["fine .", "   "], preset="tiny", epochs=1)
+    with pytest.raises(TypeError, match="single str"):
+        train_bilm("just one string", preset="tiny")
+    with pytest.raises(ValueError, match="unknown preset"):
+        train_bilm(CORPUS, preset="huge")
+    with pytest.raises(ValueError, match="encoder"):
+        BiLMConfig(encoder="bytes")
+
+
+def test_unigram_perplexity_of_uniform_corpus():
+    vocab = Vocabulary(["a", "b"])
+    # train counts a=1, b=1, </S>=1; add-one over the 6 ids → p(a) = p(</S>) = 2/9
+    value = unigram_perplexity([["a", "b"]], [["a"]], vocab)
+    assert value == pytest.approx(4.5)
