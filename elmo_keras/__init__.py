@@ -2,11 +2,31 @@
 
 Everything a notebook needs is importable from here. Importing this package does not print
 TensorFlow's start-up log lines and does not import streamlit.
+
+    >>> import elmo_keras
+    >>> model = elmo_keras.train_bilm(preset="toy")               # the built-in polysemy corpus
+    >>> from elmo_keras.analysis import layer_embeddings
 """
 
 from elmo_keras import _quiet  # noqa: F401  (must run before anything imports keras/tensorflow)
+from elmo_keras import analysis, data  # noqa: F401
+from elmo_keras.layers import BiLM, CharCNN, Elmo, Highway, LSTMStack, ProjectedLSTMCell, ScalarMix, WordEmbedding
+from elmo_keras.models import BiLanguageModel, BiLMConfig, load_bilm, train_bilm
+from elmo_keras.pretrained import (
+    ElmoEmbedder,
+    ElmoOptions,
+    OptionsError,
+    PretrainedFileError,
+    WeightFileError,
+    load_pretrained_bilm,
+)
 from elmo_keras.text import MAX_CHARS_PER_TOKEN, Vocabulary, batch_to_ids, tokenize
 
 __version__ = "0.1.0"
 
-__all__ = ["MAX_CHARS_PER_TOKEN", "Vocabulary", "batch_to_ids", "tokenize", "__version__"]
+__all__ = [
+    "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoEmbedder", "ElmoOptions",
+    "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix", "Vocabulary",
+    "WeightFileError", "WordEmbedding", "__version__", "analysis", "batch_to_ids", "data", "load_bilm",
+    "load_pretrained_bilm", "tokenize", "train_bilm",
+]

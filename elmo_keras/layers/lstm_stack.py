@@ -6,7 +6,7 @@ import numpy as np
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
-from elmo_keras.layers.sequence_ops import is_eager, reverse_within_length
+from elmo_keras.layers.sequence_ops import is_eager, reverse_within_length, sequence_lengths
 from keras import ops
 
 
@@ -20,8 +20,8 @@ class LSTMStack(keras.layers.Layer):
     which XLA (``jit_compile=True``) turns into the fastest inference code. Training keeps ``unroll=False``:
     XLA cannot compile the scan's gradient, and an unrolled training step takes long to compile.
 
-    Masking: the state is not updated at padded steps and padded outputs are zero, so padding never changes
-    the outputs at real steps. With ``go_backwards=True`` each sequence is read right-to-left *within its own
+    Masking: padded outputs are zero and the final state is the one at each sequence's last real step, so
+    padding never changes the outputs or states of real steps (masks must be left-aligned: real tokens first). With ``go_backwards=True`` each sequence is read right-to-left *within its own
     length* (its last real token first); outputs are returned in the original (left-to-right) order.
     Skip connections (``use_skip_connections``) add each layer's input to its output for layers 2..n, as in
     ELMo. Dropout is applied between layers (to the input of layers 2..n) in training only.
@@ -99,32 +99,38 @@ class LSTMStack(keras.layers.Layer):
 
     # -- the loop ---------------------------------------------------------------------------------------------
 
-    def _run_layer(self, cell, inputs, step_mask, h, c):
-        """inputs `(B, T, D)`, step_mask `(B, T, 1)` bool → outputs `(B, T, out)`, final (h, c)."""
+    def _run_layer(self, cell, inputs, mask, h, c):
+        """inputs `(B, T, D)`, mask `(B, T)` bool → outputs `(B, T, out)` (zero at padding), final (h, c).
+
+        Padding comes after a sequence's real steps (the backward stack reverses within each length first),
+        and the recurrence is causal, so padded steps cannot change the outputs at real steps: the loop runs
+        unmasked and only the final state is read at each sequence's last real step.
+        """
         gates = cell.input_gates(inputs)  # (B, T, 4U): the input matmul, hoisted out of the loop
         steps = inputs.shape[1]
         if self.unroll and steps is not None:
-            outputs = []
+            hs, cs = [], []
+            state_h, state_c = h, c
             for t in range(steps):
-                h_new, c_new = cell.recurrent_step(gates[:, t], h, c)
-                keep = step_mask[:, t]
-                h = ops.where(keep, h_new, h)
-                c = ops.where(keep, c_new, c)
-                outputs.append(ops.where(keep, h_new, ops.zeros_like(h_new)))
-            return ops.stack(outputs, axis=1), h, c
+                state_h, state_c = cell.recurrent_step(gates[:, t], state_h, state_c)
+                hs.append(state_h)
+                cs.append(state_c)
+            all_h, all_c = ops.stack(hs, axis=1), ops.stack(cs, axis=1)  # (B, T, out), (B, T, U)
+        else:
 
-        def step(carry, xs):
-            h, c = carry
-            gate_t, keep = xs[:, :-1], xs[:, -1:] > 0.5  # the mask rides along as one extra column
-            h_new, c_new = cell.recurrent_step(gate_t, h, c)
-            h = ops.where(keep, h_new, h)
-            c = ops.where(keep, c_new, c)
-            # Keras' TensorFlow scan needs the per-step outputs to mirror the carry's structure.
-            return (h, c), (ops.where(keep, h_new, ops.zeros_like(h_new)), c)
+            def step(carry, gate_t):
+                new_h, new_c = cell.recurrent_step(gate_t, carry[0], carry[1])
+                return (new_h, new_c), (new_h, new_c)
 
-        xs = ops.concatenate([gates, ops.cast(step_mask, gates.dtype)], axis=-1)  # (B, T, 4U + 1)
-        (h, c), (outputs, _) = ops.scan(step, (h, c), ops.moveaxis(xs, 1, 0))
-        return ops.moveaxis(outputs, 0, 1), h, c
+            _, (all_h, all_c) = ops.scan(step, (h, c), ops.moveaxis(gates, 1, 0))
+            all_h, all_c = ops.moveaxis(all_h, 0, 1), ops.moveaxis(all_c, 0, 1)
+        outputs = all_h * ops.expand_dims(ops.cast(mask, all_h.dtype), -1)
+        lengths = sequence_lengths(mask)  # (B,)
+        last = ops.reshape(ops.maximum(lengths - 1, 0), (-1, 1, 1))
+        empty = ops.reshape(lengths == 0, (-1, 1))
+        final_h = ops.where(empty, h, ops.take_along_axis(all_h, last, axis=1)[:, 0])
+        final_c = ops.where(empty, c, ops.take_along_axis(all_c, last, axis=1)[:, 0])
+        return outputs, final_h, final_c
 
     def run(self, inputs, mask=None, initial_states=None, training=None):
         """Run the stack and also return the final states.
@@ -144,7 +150,6 @@ class LSTMStack(keras.layers.Layer):
         mask = ops.cast(mask, "bool")
         if self.go_backwards:
             inputs = reverse_within_length(inputs, mask)
-        step_mask = ops.expand_dims(mask, -1)
         batch = ops.shape(inputs)[0]
         layer_input = inputs
         outputs, final_states = [], []
@@ -156,7 +161,7 @@ class LSTMStack(keras.layers.Layer):
                 h, c = (ops.convert_to_tensor(s, dtype=self.compute_dtype) for s in initial_states[i])
             if i > 0 and self.dropout_layer is not None:
                 layer_input = self.dropout_layer(layer_input, training=training)
-            output, h, c = self._run_layer(cell, layer_input, step_mask, h, c)
+            output, h, c = self._run_layer(cell, layer_input, mask, h, c)
             if i > 0 and self.use_skip_connections:
                 output = output + layer_input
             outputs.append(output)

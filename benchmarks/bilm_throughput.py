@@ -1,0 +1,135 @@
+"""Throughput of our BiLM against a plain ``keras.layers.LSTM`` stack of the same sizes, in the same run.
+
+    python benchmarks/bilm_throughput.py [--repeats 20]
+
+Cases (tokens/s of one forward pass, both directions, all layers):
+  toy b1 / toy b32   word embedding 128 → 256, 2 layers of 256 cells per direction, 12 tokens
+  elmo-small b32     input 128, 1024 cells projected to 128, 2 layers per direction, 20 tokens
+and one training step of the toy ``BiLanguageModel`` (batch 32, 12 tokens + boundaries, Adam), in ms.
+
+Our BiLM runs in three ways: "graph" (tf.function, the symbolic ``scan`` loop), "xla" (the loop unrolled,
+``jit_compile=True``, one compilation per shape) and, for training, the graph mode ``train_bilm`` uses.
+The reference is the same computation with ``keras.layers.LSTM`` (one forward and one ``go_backwards``
+stack), compiled the same way. Keras' LSTM cannot project its recurrent state, so the elmo-small
+reference is LSTM(1024) followed by a Dense(128) per layer: it does more recurrent work than a projected
+cell, which flatters our ratio there — compare the absolute figures too. Numbers are medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import numpy as np  # noqa: E402
+
+import elmo_keras  # noqa: E402,F401
+from elmo_keras._quiet import keras  # noqa: E402
+from elmo_keras.layers import BiLM, WordEmbedding  # noqa: E402
+from elmo_keras.models import build_bilm_lm, get_preset  # noqa: E402
+
+import tensorflow as tf  # noqa: E402  (the benchmark measures the TensorFlow backend)
+
+VOCAB = 500
+
+
+def median_seconds(fn, repeats):
+    fn()  # compile / warm up
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def ours(units, projection, input_dim, encoder_dim, unroll):
+    projection_dim = projection if projection else None
+    token_dim = projection or units
+    encoder = WordEmbedding(VOCAB, encoder_dim, projection_dim=token_dim if token_dim != encoder_dim else None)
+    bilm = BiLM(encoder, units=units, num_layers=2, projection_dim=projection_dim)
+    bilm.forward_lstm.unroll = bilm.backward_lstm.unroll = unroll
+    return bilm
+
+
+def reference(units, projection, encoder_dim):
+    token_dim = projection or units
+    ids = keras.Input((None,), dtype="int32")
+    x = keras.layers.Embedding(VOCAB, encoder_dim, mask_zero=True)(ids)
+    if token_dim != encoder_dim:
+        x = keras.layers.Dense(token_dim)(x)
+    outputs = []
+    for backwards in (False, True):
+        h = x
+        for _ in range(2):
+            h = keras.layers.LSTM(units, return_sequences=True, go_backwards=backwards)(h)
+            if projection:
+                h = keras.layers.Dense(projection)(h)
+        outputs.append(h)
+    return keras.Model(ids, outputs)
+
+
+def forward_case(name, batch, steps, units, projection, encoder_dim, repeats):
+    rng = np.random.default_rng(0)
+    ids = tf.constant(rng.integers(4, VOCAB, size=(batch, steps)), tf.int32)
+    results = {}
+    for label, unroll, jit in (("graph", False, False), ("xla", True, True)):
+        bilm = ours(units, projection, encoder_dim, encoder_dim, unroll)
+        fn = tf.function(lambda x, bilm=bilm: bilm(x)["activations"], jit_compile=jit)
+        results[label] = median_seconds(lambda: [a.numpy() for a in fn(ids)], repeats)
+    model = reference(units, projection, encoder_dim)
+    for label, jit in (("keras LSTM graph", False), ("keras LSTM xla", True)):
+        fn = tf.function(lambda x: model(x), jit_compile=jit)
+        results[label] = median_seconds(lambda: [a.numpy() for a in fn(ids)], repeats)
+    tokens = batch * steps
+    best_ours = min(results["graph"], results["xla"])
+    best_ref = min(results["keras LSTM graph"], results["keras LSTM xla"])
+    print(f"\n{name}: batch {batch}, {steps} tokens")
+    for label, seconds in results.items():
+        print(f"  {label:18s} {tokens / seconds:10,.0f} tokens/s  ({seconds * 1e3:7.2f} ms)")
+    print(f"  ratio ours/keras (best of each): {best_ref / best_ours:.2f}x")
+
+
+def training_case(repeats):
+    rng = np.random.default_rng(0)
+    ids = rng.integers(4, VOCAB, size=(32, 14)).astype("int32")
+    ids[:, 0], ids[:, -1] = 2, 3
+    config = get_preset("toy")
+    keras.utils.set_random_seed(0)
+    model = build_bilm_lm(config, VOCAB)
+    model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=False)
+    ours_seconds = median_seconds(lambda: model.train_on_batch(ids, ids), repeats)
+
+    ref = reference(config.units, None, config.embedding_dim)
+    softmax = keras.layers.Dense(VOCAB)
+    f, b = ref.outputs
+    inputs = ref.inputs[0]
+    logits_f, logits_b = softmax(f), softmax(b)
+    lm = keras.Model(inputs, [logits_f, logits_b])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    lm.compile(optimizer=keras.optimizers.Adam(1e-3), loss=[loss, loss], jit_compile=True)
+    ref_seconds = median_seconds(lambda: lm.train_on_batch(ids, [ids, ids]), repeats)
+    print("\ntoy BiLanguageModel training step: batch 32, 14 steps (12 tokens + boundaries), Adam")
+    print(f"  ours (graph, scan)      {ours_seconds * 1e3:7.1f} ms")
+    print(f"  keras LSTM (xla)        {ref_seconds * 1e3:7.1f} ms")
+    print(f"  ratio ours/keras: {ref_seconds / ours_seconds:.2f}x")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+    print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}, {os.cpu_count()} CPUs")
+    forward_case("toy", 1, 12, 256, None, 128, args.repeats)
+    forward_case("toy", 32, 12, 256, None, 128, args.repeats)
+    forward_case("elmo-small", 32, 20, 1024, 128, 128, args.repeats)
+    training_case(args.repeats)
+
+
+if __name__ == "__main__":
+    main()

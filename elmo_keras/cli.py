@@ -1,0 +1,195 @@
+"""Command line: ``python -m elmo_keras COMMAND ...`` (also installed as ``elmo-keras``).
+
+Each subcommand is one ``Command`` entry in ``COMMANDS``: a help line, a function that adds its arguments
+to its subparser, and a function ``run(args) -> exit status``. To add a command, write those two functions
+and add an entry; ``main`` needs no change.
+
+Commands:
+    embed   embed a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout.
+    train   train a biLM (built-in polysemy corpus or a text file) and save a model directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+EXIT_OK, EXIT_ERROR = 0, 1
+
+
+@dataclass(frozen=True)
+class Command:
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] | None = None  # calls parser.error
+
+
+class TextProgressBar:
+    """``progress(done, total)`` callback drawing ``[#####.....]  500/1000 sentences`` on one line of ``stream``."""
+
+    def __init__(self, stream: TextIO, width: int = 30, unit: str = "sentences"):
+        self.stream = stream
+        self.width = width
+        self.unit = unit
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.width if total == 0 else self.width * done // total
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\r[{bar}] {done:>{len(str(total))}}/{total} {self.unit}")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# -- embed ------------------------------------------------------------------------------------------------------
+
+
+def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", help="UTF-8 text file, one sentence per line (tokens separated by whitespace)")
+    parser.add_argument("output", help="HDF5 file to write: one dataset per line, named by its 0-based index")
+    model = parser.add_argument_group("model (either --options and --weights, or --model-dir)")
+    model.add_argument("--options", metavar="FILE", help="original ELMo options.json")
+    model.add_argument("--weights", metavar="FILE", help="original ELMo weights (HDF5)")
+    model.add_argument("--model-dir", metavar="DIR", help="a model directory written by the train command")
+    layers = parser.add_mutually_exclusive_group()
+    layers.add_argument("--all", dest="output_format", action="store_const", const="all",
+                        help="write every layer: (layers, tokens, dim) per sentence (default)")
+    layers.add_argument("--top", dest="output_format", action="store_const", const="top",
+                        help="write the top layer only: (tokens, dim)")
+    layers.add_argument("--average", dest="output_format", action="store_const", const="average",
+                        help="write the mean of the layers: (tokens, dim)")
+    parser.set_defaults(output_format="all")
+    parser.add_argument("--batch-size", type=int, default=64, metavar="N", help="sentences per batch (default 64)")
+    parser.add_argument("--stateful", action="store_true",
+                        help="carry LSTM state from batch to batch like the original ELMo (default: stateless)")
+    parser.add_argument("--execution", choices=("graph", "xla", "eager"), default="graph",
+                        help="how the stateless biLM runs: one TF graph (default), XLA-compiled per shape "
+                             "(faster on long files after compiling), or eagerly")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_embed(args: argparse.Namespace) -> int:
+    from elmo_keras.pretrained.embedder import ElmoEmbedder
+
+    if args.model_dir is not None:
+        embedder = ElmoEmbedder.from_model_dir(args.model_dir, stateful=args.stateful, execution=args.execution)
+    else:
+        embedder = ElmoEmbedder(args.options, args.weights, stateful=args.stateful, execution=args.execution)
+    progress = None if args.quiet else TextProgressBar(sys.stderr)
+    count = embedder.embed_file(args.input, args.output, output_format=args.output_format,
+                                batch_size=args.batch_size, progress=progress)
+    print(f"wrote {count} sentences ({args.output_format}) to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    files = args.options is not None or args.weights is not None
+    if args.model_dir is not None and files:
+        parser.error("use either --model-dir or --options/--weights, not both")
+    if args.model_dir is None and (args.options is None or args.weights is None):
+        parser.error("the embed command needs --options FILE and --weights FILE (or --model-dir DIR)")
+    if args.batch_size < 1:
+        parser.error(f"--batch-size must be >= 1, received {args.batch_size}")
+
+
+# -- train ------------------------------------------------------------------------------------------------------
+
+
+def add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    from elmo_keras.models.presets import PRESETS
+
+    parser.add_argument("output", help="model directory to write (model.keras, vocabulary.json, training.json)")
+    parser.add_argument("--corpus", metavar="FILE",
+                        help="UTF-8 text file, one sentence per line (default: the built-in polysemy corpus)")
+    parser.add_argument("--preset", default="toy", choices=sorted(PRESETS), help="model size (default: toy)")
+    parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the preset's)")
+    parser.add_argument("--learning-rate", type=float, metavar="LR", help="Adam learning rate (default: the preset's)")
+    parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the preset's)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--quiet", action="store_true", help="no per-epoch lines")
+
+
+def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    for name in ("epochs", "batch_size"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, received {value}")
+    if args.learning_rate is not None and not args.learning_rate > 0:
+        parser.error(f"--learning-rate must be > 0, received {args.learning_rate}")
+
+
+def read_corpus_file(path: str) -> list[str]:
+    """Non-blank lines of a UTF-8 file; errors name the file (and the byte offset of bad UTF-8)."""
+    try:
+        raw = open(path, "rb").read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"corpus file not found: {path}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {error.start}); re-save it as UTF-8") from None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise ValueError(f"{path} has no sentences (it is empty or blank)")
+    return lines
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from elmo_keras.models.training import train_bilm
+
+    corpus = read_corpus_file(args.corpus) if args.corpus else None
+
+    def report(epoch: int, logs: dict) -> None:
+        if not args.quiet:
+            print(f"epoch {epoch}: loss {logs['loss']:.3f}, forward perplexity {logs['forward_perplexity']:.1f}, "
+                  f"backward perplexity {logs['backward_perplexity']:.1f}", file=sys.stderr, flush=True)
+
+    model = train_bilm(corpus, preset=args.preset, epochs=args.epochs, seed=args.seed, callbacks=[report],
+                       learning_rate=args.learning_rate, batch_size=args.batch_size)
+    model.save(args.output)
+    summary = model.training_summary
+    line = (f"saved {args.output}: {summary['num_sentences']} sentences, vocabulary {summary['vocab_size']}, "
+            f"train perplexity {summary['train']['forward_perplexity']:.1f} / {summary['train']['backward_perplexity']:.1f}")
+    if "heldout" in summary:
+        line += (f", held-out {summary['heldout']['forward_perplexity']:.1f} / {summary['heldout']['backward_perplexity']:.1f}"
+                 f" (unigram {summary['heldout_unigram_perplexity']:.1f})")
+    print(line + f", {summary['train_seconds']:.0f} s", file=sys.stderr)
+    return EXIT_OK
+
+
+# -- registry ---------------------------------------------------------------------------------------------------
+
+COMMANDS: dict[str, Command] = {
+    "embed": Command("embed a text file into HDF5 (AllenNLP `elmo` layout)", add_embed_arguments, run_embed,
+                     check_embed_arguments),
+    "train": Command("train a biLM and save a model directory", add_train_arguments, run_train,
+                     check_train_arguments),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m elmo_keras", description="ELMo for Keras 3.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, command in COMMANDS.items():
+        sub = subparsers.add_parser(name, help=command.help, description=command.help)
+        command.add_arguments(sub)
+        sub.set_defaults(command_parser=sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status. User errors (missing or malformed files) print one line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = COMMANDS[args.command]
+    if command.check is not None:
+        command.check(args.command_parser, args)
+    try:
+        return command.run(args)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR

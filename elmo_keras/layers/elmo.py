@@ -1,0 +1,159 @@
+"""``Elmo``: a frozen biLM plus one ``ScalarMix`` per requested representation (AllenNLP's ``Elmo`` semantics)."""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.scalar_mix import ScalarMix
+from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sentence_boundaries
+from elmo_keras.text.char_ids import BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class Elmo(keras.layers.Layer):
+    """``ELMo_k = dropout(gamma_k * sum_j s_kj * h_j)`` for ``k < num_output_representations``, over one biLM run.
+
+    The biLM runs once per call; each output representation has its own ``ScalarMix`` over the biLM's
+    ``num_layers + 1`` activations. The layer adds ``<S>``/``</S>`` to the input and, unless
+    ``keep_sentence_boundaries``, removes them from every output. Besides the mixed representations it
+    returns every raw biLM layer, so no wrapper is needed to inspect them.
+
+    Args:
+        bilm: a built ``BiLM`` (e.g. ``load_pretrained_bilm(...)`` or ``load_bilm(dir).bilm``), or its
+            serialized config. Use ``Elmo.from_pretrained`` to load the original ELMo files.
+        num_output_representations: how many differently weighted mixtures to return (e.g. one for the
+            input of a task model and one for its output layer).
+        dropout: dropout rate applied to each mixture, in training only.
+        do_layer_norm: normalise each biLM layer before mixing (see ``ScalarMix``).
+        keep_sentence_boundaries: keep the ``<S>``/``</S>`` positions in the outputs (time + 2 steps).
+        scalar_mix_parameters: fixed (non-trainable) initial weights ``w`` for every mixture; None = learned
+            from equal weights.
+        requires_grad: fine-tune the biLM (default: frozen, and run with ``training=False``).
+        layer_norm_statistics: ``"sentence"`` (default, batch-invariant) or ``"batch"`` (AllenNLP), see
+            ``ScalarMix``.
+
+    Call arguments:
+        inputs: character ids `(batch_size, time, 50)` from ``batch_to_ids`` (char biLM) or word ids
+            `(batch_size, time)` (word biLM), without boundary tokens; all-zero rows / id 0 are padding.
+        training: bool.
+
+    Returns:
+        A dict:
+        ``"elmo_representations"``: list of ``num_output_representations`` tensors `(batch_size, time, 2 * dim)`;
+        ``"mask"``: `(batch_size, time)` bool;
+        ``"activations"``: list of ``num_layers + 1`` raw biLM layers `(batch_size, time, 2 * dim)`.
+
+    Example:
+        >>> elmo = Elmo.from_pretrained("options.json", "weights.hdf5", num_output_representations=2, dropout=0.0)
+        >>> outputs = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"], ["Hello"]]))
+        >>> outputs["elmo_representations"][0].shape  # (2, 5, 2 * projection_dim)
+
+    Reference:
+        Peters et al., "Deep contextualized word representations", NAACL 2018.
+    """
+
+    def __init__(
+        self,
+        bilm,
+        num_output_representations,
+        dropout=0.5,
+        do_layer_norm=False,
+        keep_sentence_boundaries=False,
+        scalar_mix_parameters=None,
+        requires_grad=False,
+        layer_norm_statistics="sentence",
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if isinstance(bilm, dict):
+            bilm = keras.saving.deserialize_keras_object(bilm)
+        if not isinstance(bilm, BiLM):
+            raise ValueError(f"bilm must be a BiLM layer (see Elmo.from_pretrained), received {type(bilm).__name__}")
+        count = num_output_representations
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"num_output_representations must be a positive int, received {count!r}")
+        if not 0.0 <= float(dropout) < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        self.bilm = bilm
+        self.bilm.trainable = bool(requires_grad)
+        self.num_output_representations = num_output_representations
+        self.dropout = float(dropout)
+        self.do_layer_norm = bool(do_layer_norm)
+        self.keep_sentence_boundaries = bool(keep_sentence_boundaries)
+        self.scalar_mix_parameters = None if scalar_mix_parameters is None else [float(v) for v in scalar_mix_parameters]
+        self.requires_grad = bool(requires_grad)
+        self.layer_norm_statistics = layer_norm_statistics
+        self.scalar_mixes = [
+            ScalarMix(
+                bilm.num_activation_layers,
+                do_layer_norm=self.do_layer_norm,
+                initial_scalar_parameters=self.scalar_mix_parameters,
+                trainable=self.scalar_mix_parameters is None,
+                layer_norm_statistics=layer_norm_statistics,
+                dtype=self.dtype_policy,
+                name=f"scalar_mix_{k}",
+            )
+            for k in range(num_output_representations)
+        ]
+        self.dropout_layer = keras.layers.Dropout(self.dropout, name="dropout") if self.dropout > 0 else None
+
+    @classmethod
+    def from_pretrained(cls, options_file, weight_file, num_output_representations, stateful=False, **kwargs):
+        """An ``Elmo`` over the original model's ``options.json`` + HDF5 weights (see ``load_pretrained_bilm``)."""
+        from elmo_keras.pretrained.loader import load_pretrained_bilm
+
+        bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
+        return cls(bilm, num_output_representations, **kwargs)
+
+    def build(self, input_shape):
+        inner_shape = (input_shape[0], None) + tuple(input_shape[2:])
+        if not self.bilm.built:
+            self.bilm.build(inner_shape)
+        layer_shape = (input_shape[0], None, self.bilm.output_dim)
+        for mix in self.scalar_mixes:
+            mix.build([layer_shape] * self.bilm.num_activation_layers)
+
+    def call(self, inputs, training=None):
+        inputs = ops.convert_to_tensor(inputs)
+        if len(inputs.shape) == 3:  # character ids
+            mask = ops.any(ops.not_equal(inputs, 0), axis=-1)
+            bos, eos = BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW
+        else:  # word ids
+            mask = ops.not_equal(inputs, 0)
+            bos, eos = BOS_ID, EOS_ID
+        with_boundaries, _ = add_sentence_boundaries(inputs, mask, bos, eos)  # (B, T + 2, ...)
+        outputs = self.bilm(with_boundaries, training=training if self.requires_grad else False)
+        activations, mask = outputs["activations"], outputs["mask"]
+        if not self.keep_sentence_boundaries:
+            stripped = [remove_sentence_boundaries(layer, mask) for layer in activations]
+            activations, mask = [layer for layer, _ in stripped], stripped[0][1]
+        representations = []
+        for mix in self.scalar_mixes:
+            mixed = mix(activations, mask=mask)  # (B, T, 2 * dim)
+            if self.dropout_layer is not None:
+                mixed = self.dropout_layer(mixed, training=training)
+            representations.append(mixed)
+        return {"elmo_representations": representations, "mask": mask, "activations": activations}
+
+    def reset_states(self):
+        """Clear the biLM's carried LSTM state (only meaningful for a stateful biLM)."""
+        self.bilm.reset_states()
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "bilm": keras.saving.serialize_keras_object(self.bilm),
+                "num_output_representations": self.num_output_representations,
+                "dropout": self.dropout,
+                "do_layer_norm": self.do_layer_norm,
+                "keep_sentence_boundaries": self.keep_sentence_boundaries,
+                "scalar_mix_parameters": self.scalar_mix_parameters,
+                "requires_grad": self.requires_grad,
+                "layer_norm_statistics": self.layer_norm_statistics,
+            }
+        )
+        return config
+

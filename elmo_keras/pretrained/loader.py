@@ -1,0 +1,160 @@
+"""Build a ``BiLM`` from an original ELMo ``options.json`` and fill it from the matching ``weights.hdf5``.
+
+``load_pretrained_bilm`` = ``ElmoOptions.load`` → ``bilm_from_options`` (architecture only, no I/O) →
+``read_weight_file`` → ``set_pretrained_weights`` (converts each tensor with the named functions of
+``elmo_keras.pretrained.weights`` and checks every shape against what the options imply).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.pretrained.options import ElmoOptions
+from elmo_keras.pretrained.weights import (
+    BACKWARD,
+    CHAR_EMBEDDING,
+    FORWARD,
+    PROJECTION_NAMES,
+    WeightFileError,
+    conv2d_kernel_to_conv1d,
+    conv_names,
+    convert_highway,
+    convert_lstm_cell,
+    highway_names,
+    lstm_names,
+    prepend_padding_char_row,
+    read_weight_file,
+    take_tensor,
+)
+from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
+
+
+def bilm_from_options(options: ElmoOptions, stateful: bool = False, name: str = "elmo_bilm") -> BiLM:
+    """An unbuilt, randomly initialised ``BiLM`` (``CharCNN`` encoder) with the architecture of ``options``."""
+    cnn, lstm = options.char_cnn, options.lstm
+    encoder = CharCNN(
+        embedding_dim=cnn.embedding_dim,
+        filters=cnn.filters,
+        n_highway=cnn.n_highway,
+        activation=cnn.activation,
+        n_characters=NUM_CHAR_IDS,
+        max_characters_per_token=cnn.max_characters_per_token,
+        projection_dim=lstm.projection_dim,
+        name="char_cnn",
+    )
+    return BiLM(
+        encoder,
+        units=lstm.dim,
+        num_layers=lstm.n_layers,
+        projection_dim=lstm.projection_dim if lstm.has_projection else None,
+        cell_clip=lstm.cell_clip,
+        proj_clip=lstm.proj_clip,
+        use_skip_connections=lstm.use_skip_connections,
+        stateful=stateful,
+        name=name,
+    )
+
+
+def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.PathLike, stateful: bool = False) -> BiLM:
+    """The original ELMo biLM as a built ``BiLM`` layer with the pretrained weights.
+
+    Args:
+        options_file: the model's ``options.json``.
+        weight_file: the model's HDF5 weights.
+        stateful: carry LSTM state across calls per batch row like the original ELMo (default: stateless,
+            every call starts from zero state).
+
+    Returns:
+        A ``BiLM`` taking character ids `(batch, time, 50)` *with* ``<S>``/``</S>`` (see
+        ``add_sentence_boundaries``) and returning ``{"activations": [3 × (batch, time, 2 * projection_dim)], "mask"}``.
+
+    Raises:
+        FileNotFoundError: either file is missing.
+        OptionsError: a field of ``options.json`` is missing or invalid (named).
+        WeightFileError: the weights are not HDF5, or a tensor is missing or has a shape the options do not
+            allow (the message names the weight file, the tensor, and the expected shape with the options
+            fields it comes from).
+    """
+    options = ElmoOptions.load(options_file)
+    tensors = read_weight_file(weight_file)
+    bilm = bilm_from_options(options, stateful=stateful)
+    bilm.build((None, None, MAX_CHARS_PER_TOKEN))
+    set_pretrained_weights(bilm, options, tensors, os.fspath(weight_file))
+    return bilm
+
+
+def set_pretrained_weights(bilm: BiLM, options: ElmoOptions, tensors: dict[str, np.ndarray], path: str) -> None:
+    """Convert ``tensors`` (from ``read_weight_file(path)``) and assign them to a built ``bilm``."""
+    cnn, lstm = options.char_cnn, options.lstm
+    source = options.source
+    encoder = bilm.token_encoder
+
+    char_embed = take_tensor(
+        tensors, CHAR_EMBEDDING, (NUM_CHAR_IDS - 1, cnn.embedding_dim), path, f"char_cnn.embedding.dim in {source}"
+    )
+    _assign(encoder.char_embedding.embeddings, prepend_padding_char_row(char_embed), CHAR_EMBEDDING, path)
+
+    for i, ((width, count), conv) in enumerate(zip(cnn.filters, encoder.convolutions)):
+        kernel_name, bias_name = conv_names(i)
+        because = f"char_cnn.filters[{i}] = [{width}, {count}] and char_cnn.embedding.dim in {source}"
+        kernel = take_tensor(tensors, kernel_name, (1, width, cnn.embedding_dim, count), path, because)
+        _assign(conv.kernel, conv2d_kernel_to_conv1d(kernel), kernel_name, path)
+        _assign(conv.bias, take_tensor(tensors, bias_name, (count,), path, because), bias_name, path)
+
+    highway = encoder.highway
+    width = cnn.n_filters
+    for i in range(cnn.n_highway):
+        names = highway_names(i)
+        because = f"the sum of char_cnn.filters counts ({width}) in {source}"
+        raw = {
+            part: take_tensor(tensors, name, (width, width) if part.startswith("W") else (width,), path, because)
+            for part, name in names.items()
+        }
+        converted = convert_highway(raw["W_carry"], raw["b_carry"], raw["W_transform"], raw["b_transform"])
+        _assign(highway.gate_kernels[i], converted["gate_kernel"], names["W_carry"], path)
+        _assign(highway.gate_biases[i], converted["gate_bias"], names["b_carry"], path)
+        _assign(highway.transform_kernels[i], converted["transform_kernel"], names["W_transform"], path)
+        _assign(highway.transform_biases[i], converted["transform_bias"], names["b_transform"], path)
+
+    kernel_name, bias_name = PROJECTION_NAMES
+    if width != lstm.projection_dim:
+        because = f"char_cnn.filters ({width} filters) and lstm.projection_dim in {source}"
+        kernel = take_tensor(tensors, kernel_name, (width, lstm.projection_dim), path, because)
+        bias = take_tensor(tensors, bias_name, (lstm.projection_dim,), path, because)
+    else:  # bilm-tf has no projection when the filters already have the LSTM width: identity
+        kernel, bias = np.eye(width, dtype=np.float32), np.zeros(width, dtype=np.float32)
+    _assign(encoder.projection.kernel, kernel, kernel_name, path)
+    _assign(encoder.projection.bias, bias, bias_name, path)
+
+    for direction, stack in ((FORWARD, bilm.forward_lstm), (BACKWARD, bilm.backward_lstm)):
+        for layer, cell in enumerate(stack.cells):
+            names = lstm_names(direction, layer)
+            input_dim = lstm.projection_dim  # the token width for layer 0, the previous layer's output above
+            because = f"lstm.dim = {lstm.dim} and lstm.projection_dim = {lstm.projection_dim} in {source}"
+            w_0 = take_tensor(tensors, names["W_0"], (input_dim + lstm.output_dim, 4 * lstm.dim), path, because)
+            b = take_tensor(tensors, names["B"], (4 * lstm.dim,), path, because)
+            w_p = (
+                take_tensor(tensors, names["W_P_0"], (lstm.dim, lstm.projection_dim), path, because)
+                if lstm.has_projection
+                else None
+            )
+            converted = convert_lstm_cell(w_0, b, w_p, input_dim)
+            _assign(cell.kernel, converted["kernel"], names["W_0"], path)
+            _assign(cell.recurrent_kernel, converted["recurrent_kernel"], names["W_0"], path)
+            _assign(cell.bias, converted["bias"], names["B"], path)
+            if w_p is not None:
+                _assign(cell.projection_kernel, converted["projection_kernel"], names["W_P_0"], path)
+
+
+def _assign(variable, value: np.ndarray, tensor_name: str, path: str) -> None:
+    """``variable.assign(value)`` after checking the converted shape (names the source tensor otherwise)."""
+    if tuple(variable.shape) != tuple(value.shape):
+        raise WeightFileError(
+            path, tensor_name,
+            f"converts to shape {tuple(value.shape)} but the layer weight {variable.path} has shape {tuple(variable.shape)}",
+        )
+    variable.assign(value.astype(variable.dtype))

@@ -1,0 +1,168 @@
+"""Reading the original ELMo weight file (HDF5) and converting its tensors to the layout of our layers.
+
+HDF5 layout (bilm-tf ``dump_weights``, as distributed by AllenNLP)::
+
+    char_embed                                             (261, char_dim)
+    CNN/W_cnn_{i}, CNN/b_cnn_{i}                           (1, width, char_dim, count), (count,)
+    CNN_high_{i}/W_carry, b_carry, W_transform, b_transform
+    CNN_proj/W_proj, b_proj                                (n_filters, projection_dim), (projection_dim,)
+    RNN_{d}/RNN/MultiRNNCell/Cell{layer}/LSTMCell/W_0      (input_dim + output_dim, 4 * cells)
+                                                 .../B     (4 * cells,)
+                                                 .../W_P_0 (cells, projection_dim)      (if projecting)
+
+with ``d = 0`` forward and ``d = 1`` backward. Each difference from our layers is one small named function
+below, tested on its own: gate order, forget-gate bias, the split of ``W_0`` into input and recurrent rows,
+the "no character" embedding row and the convolution kernel layout. The highway tensors need no
+numerical change (see ``convert_highway``).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from elmo_keras.pretrained.options import PretrainedFileError
+
+TF_LSTM_FORGET_BIAS = 1.0  # tf.nn.rnn_cell.LSTMCell(forget_bias=1.0) adds this at run time; it is not in B
+FORWARD, BACKWARD = 0, 1  # the d in RNN_{d}
+CHAR_EMBEDDING = "char_embed"
+
+
+class WeightFileError(PretrainedFileError):
+    """The HDF5 weight file lacks a tensor, or a tensor has a shape the options do not allow."""
+
+
+# -- tensor names ---------------------------------------------------------------------------------------------
+
+
+def conv_names(index: int) -> tuple[str, str]:
+    return f"CNN/W_cnn_{index}", f"CNN/b_cnn_{index}"
+
+
+def highway_names(index: int) -> dict[str, str]:
+    return {part: f"CNN_high_{index}/{part}" for part in ("W_carry", "b_carry", "W_transform", "b_transform")}
+
+
+PROJECTION_NAMES = ("CNN_proj/W_proj", "CNN_proj/b_proj")
+
+
+def lstm_names(direction: int, layer: int) -> dict[str, str]:
+    prefix = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
+    return {"W_0": f"{prefix}/W_0", "B": f"{prefix}/B", "W_P_0": f"{prefix}/W_P_0"}
+
+
+# -- reading ----------------------------------------------------------------------------------------------------
+
+
+def read_weight_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every dataset of an HDF5 file, keyed by its path (``"CNN/W_cnn_0"``), as NumPy arrays.
+
+    Raises:
+        FileNotFoundError: no such file (the message names it).
+        WeightFileError: the file is not HDF5 (the message names it).
+    """
+    import h5py
+
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"ELMo weight file not found: {path}")
+    if not h5py.is_hdf5(path):
+        raise WeightFileError(path, None, "is not an HDF5 file (expected the ELMo weights, e.g. *_weights.hdf5)")
+    tensors: dict[str, np.ndarray] = {}
+
+    def collect(name, item):
+        if isinstance(item, h5py.Dataset):
+            tensors[name] = np.asarray(item[...])
+
+    with h5py.File(path, "r") as handle:
+        handle.visititems(collect)
+    return tensors
+
+
+def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple, path, because: str = "") -> np.ndarray:
+    """``tensors[name]`` as float32 after checking that it exists and has ``expected_shape``.
+
+    Raises:
+        WeightFileError: naming ``path``, ``name``, the expected and the received shape (and ``because``:
+            the options fields the expected shape comes from).
+    """
+    reason = f" (from {because})" if because else ""
+    if name not in tensors:
+        raise WeightFileError(path, name, f"is missing: expected a tensor of shape {tuple(expected_shape)}{reason}")
+    value = tensors[name]
+    if tuple(value.shape) != tuple(expected_shape):
+        raise WeightFileError(
+            path, name,
+            f"has shape {tuple(value.shape)} but {tuple(expected_shape)} was expected{reason}; "
+            "do the options and weight files belong to the same model?",
+        )
+    return value.astype(np.float32)
+
+
+# -- conversions ------------------------------------------------------------------------------------------------
+
+
+def prepend_padding_char_row(char_embed: np.ndarray) -> np.ndarray:
+    """bilm-tf's `(261, dim)` character embedding → ours `(262, dim)`: row 0 (= "no character") is zero.
+
+    Our character ids are the original ids + 1 (``elmo_keras.text.char_ids``), so original row ``k`` becomes
+    row ``k + 1`` and id 0 is free for padding.
+    """
+    return np.concatenate([np.zeros((1, char_embed.shape[1]), dtype=char_embed.dtype), char_embed], axis=0)
+
+
+def conv2d_kernel_to_conv1d(kernel: np.ndarray) -> np.ndarray:
+    """bilm-tf ``W_cnn_i`` `(1, width, char_dim, count)` → Conv1D's `(width, char_dim, count)`.
+
+    bilm-tf runs a Conv2D over a height-1 "image" of characters; both compute a cross-correlation along the characters with "valid" padding, so dropping the unit
+    height axis is the whole conversion.
+    """
+    if kernel.ndim != 4 or kernel.shape[0] != 1:
+        raise ValueError(f"expected a (1, width, char_dim, count) kernel, received shape {kernel.shape}")
+    return kernel[0]
+
+
+def convert_highway(w_carry, b_carry, w_transform, b_transform) -> dict[str, np.ndarray]:
+    """bilm-tf highway tensors → our ``Highway`` weights.
+
+    bilm-tf computes ``y = σ(x·W_carry + b_carry) ⊙ relu(x·W_transform + b_transform) + (1 − σ(...)) ⊙ x``:
+    despite its name, its "carry" gate multiplies the *transform*, which is exactly our gate ``t``. So the
+    tensors map one-to-one with no sign change (AllenNLP's ``Highway`` gates the input instead and negates
+    them). Kernels are `(in, out)` in both, used as ``x · W``.
+    """
+    return {"gate_kernel": w_carry, "gate_bias": b_carry, "transform_kernel": w_transform, "transform_bias": b_transform}
+
+
+def tf_gates_to_keras_order(array: np.ndarray) -> np.ndarray:
+    """Reorder the last axis from TensorFlow ``LSTMCell``'s gates ``[i, j, f, o]`` to ours ``[i, f, g, o]`` (``g = j``)."""
+    i, j, f, o = np.split(array, 4, axis=-1)
+    return np.concatenate([i, f, j, o], axis=-1)
+
+
+def fold_forget_bias(bias: np.ndarray, forget_bias: float = TF_LSTM_FORGET_BIAS) -> np.ndarray:
+    """Add TensorFlow's run-time ``forget_bias`` to the forget block of a bias already in our ``[i, f, g, o]`` order."""
+    units = bias.shape[-1] // 4
+    folded = bias.copy()
+    folded[..., units : 2 * units] += forget_bias
+    return folded
+
+
+def split_lstm_kernel(w_0: np.ndarray, input_dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """TensorFlow's fused kernel ``W_0`` (rows = ``[input; previous output]``) → ``(kernel, recurrent_kernel)``."""
+    return w_0[:input_dim], w_0[input_dim:]
+
+
+def convert_lstm_cell(w_0, b, w_p, input_dim: int) -> dict[str, np.ndarray]:
+    """One TF ``LSTMCell`` (``W_0``, ``B``, ``W_P_0`` or None) → our ``ProjectedLSTMCell`` weights.
+
+    Returns a dict with ``kernel`` `(input_dim, 4U)`, ``recurrent_kernel`` `(output_dim, 4U)`, ``bias`` `(4U,)`
+    (forget bias folded in) and ``projection_kernel`` `(U, P)` (or None).
+    """
+    kernel, recurrent_kernel = split_lstm_kernel(w_0, input_dim)
+    return {
+        "kernel": tf_gates_to_keras_order(kernel),
+        "recurrent_kernel": tf_gates_to_keras_order(recurrent_kernel),
+        "bias": fold_forget_bias(tf_gates_to_keras_order(b)),
+        "projection_kernel": w_p,
+    }

@@ -1,0 +1,156 @@
+"""Elmo: boundaries added and removed, one ScalarMix per output, raw layers returned, frozen biLM,
+dropout in training only, serializable (config and ``.keras``)."""
+
+import numpy as np
+import pytest
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.elmo import Elmo
+from elmo_keras.layers.lstm_stack import LSTMStack  # noqa: F401  (registers the class for deserialization)
+from elmo_keras.layers.word_embedding import WordEmbedding
+from elmo_keras.pretrained.loader import load_pretrained_bilm
+from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID
+from keras import ops
+
+SENTENCES = [["The", "bank", "was", "closed", "."], ["Hello", "world"]]
+
+
+@pytest.fixture(scope="module")
+def fixture_files(shared_fixtures):
+    model_dir = shared_fixtures / "elmo_bilm_tf"
+    return model_dir / "options.json", model_dir / "lm_weights.hdf5"
+
+
+@pytest.fixture(scope="module")
+def bilm(fixture_files):
+    return load_pretrained_bilm(*fixture_files)
+
+
+def _numpy(tensors):
+    return [ops.convert_to_numpy(t) for t in tensors]
+
+
+@pytest.fixture(scope="module")
+def bilm_layers(bilm):
+    """The biLM's activations for SENTENCES, boundaries removed: 3 × (2, 5, 32)."""
+    ids = batch_to_ids([[BOS_TOKEN, *s, EOS_TOKEN] for s in SENTENCES])
+    activations = _numpy(bilm(ids)["activations"])
+    result = [np.zeros((2, 5, 32), np.float32) for _ in activations]
+    for layer, full in zip(result, activations):
+        for row, sentence in enumerate(SENTENCES):
+            layer[row, : len(sentence)] = full[row, 1 : len(sentence) + 1]
+    return result
+
+
+@pytest.mark.fixtures
+def test_outputs_mixtures_mask_and_raw_layers(bilm, bilm_layers):
+    elmo = Elmo(bilm, 2, dropout=0.0, scalar_mix_parameters=[0.0, 1.0, -1.0])
+    outputs = elmo(batch_to_ids(SENTENCES))
+    assert sorted(outputs) == ["activations", "elmo_representations", "mask"]
+    np.testing.assert_array_equal(ops.convert_to_numpy(outputs["mask"]), [[True] * 5, [True] * 2 + [False] * 3])
+    for got, expected in zip(_numpy(outputs["activations"]), bilm_layers):
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+    weights = np.exp([0.0, 1.0, -1.0]) / np.exp([0.0, 1.0, -1.0]).sum()
+    expected_mix = sum(w * layer for w, layer in zip(weights, bilm_layers))
+    representations = _numpy(outputs["elmo_representations"])
+    assert len(representations) == 2
+    for representation in representations:
+        assert representation.shape == (2, 5, 32)
+        np.testing.assert_allclose(representation, expected_mix, atol=1e-5)
+
+
+@pytest.mark.fixtures
+def test_keep_sentence_boundaries(bilm):
+    elmo = Elmo(bilm, 1, dropout=0.0, keep_sentence_boundaries=True)
+    outputs = elmo(batch_to_ids(SENTENCES))
+    assert tuple(outputs["elmo_representations"][0].shape) == (2, 7, 32)
+    np.testing.assert_array_equal(ops.convert_to_numpy(outputs["mask"]).sum(axis=1), [7, 4])
+    expected = _numpy(bilm(batch_to_ids([[BOS_TOKEN, *s, EOS_TOKEN] for s in SENTENCES]))["activations"])
+    np.testing.assert_allclose(ops.convert_to_numpy(outputs["activations"][2]), expected[2], atol=1e-5)
+
+
+@pytest.mark.fixtures
+def test_padding_and_batch_mates_do_not_change_outputs(bilm):
+    elmo = Elmo(bilm, 1, dropout=0.0, do_layer_norm=True)
+    together = ops.convert_to_numpy(elmo(batch_to_ids(SENTENCES))["elmo_representations"][0])
+    alone = ops.convert_to_numpy(elmo(batch_to_ids(SENTENCES[1:]))["elmo_representations"][0])
+    np.testing.assert_allclose(together[1, :2], alone[0], atol=1e-5)
+    assert np.all(together[1, 2:] == 0.0)
+
+
+@pytest.mark.fixtures
+def test_dropout_only_in_training(bilm):
+    elmo = Elmo(bilm, 1, dropout=0.5)
+    ids = batch_to_ids(SENTENCES)
+    first, second = (ops.convert_to_numpy(elmo(ids)["elmo_representations"][0]) for _ in range(2))
+    np.testing.assert_array_equal(first, second)
+    dropped = ops.convert_to_numpy(elmo(ids, training=True)["elmo_representations"][0])
+    zeroed = (dropped == 0.0) & (first != 0.0)
+    assert 0.2 < zeroed.mean() < 0.8
+
+
+@pytest.mark.fixtures
+def test_frozen_bilm_and_trainable_mixtures(fixture_files):
+    elmo = Elmo.from_pretrained(*fixture_files, num_output_representations=2)
+    elmo.build((None, None, 50))
+    assert len(elmo.trainable_weights) == 4  # (w, gamma) per mixture; the biLM is frozen
+    fixed = Elmo.from_pretrained(*fixture_files, num_output_representations=1, scalar_mix_parameters=[1.0, 0.0, 0.0])
+    fixed.build((None, None, 50))
+    assert fixed.trainable_weights == []
+    tuned = Elmo.from_pretrained(*fixture_files, num_output_representations=1, requires_grad=True)
+    tuned.build((None, None, 50))
+    assert len(tuned.trainable_weights) == 2 + len(tuned.bilm.trainable_weights) > 20
+
+
+@pytest.mark.fixtures
+def test_config_and_keras_file_round_trip(bilm, tmp_path):
+    elmo = Elmo(bilm, 2, dropout=0.25, do_layer_norm=True, keep_sentence_boundaries=False,
+                scalar_mix_parameters=None, layer_norm_statistics="batch", name="elmo")
+    config = elmo.get_config()
+    for key, value in {"num_output_representations": 2, "dropout": 0.25, "do_layer_norm": True,
+                       "keep_sentence_boundaries": False, "scalar_mix_parameters": None, "requires_grad": False,
+                       "layer_norm_statistics": "batch"}.items():
+        assert config[key] == value
+    restored = Elmo.from_config(config)
+    assert restored.get_config() == config
+
+    inputs = keras.Input((None, 50), dtype="int32")
+    model = keras.Model(inputs, elmo(inputs)["elmo_representations"][1])
+    ids = batch_to_ids(SENTENCES)
+    elmo.scalar_mixes[1].scalar_parameters.assign([2.0, -1.0, 0.5])
+    expected = ops.convert_to_numpy(model(ids))
+    path = tmp_path / "elmo.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    np.testing.assert_allclose(ops.convert_to_numpy(loaded(ids)), expected, atol=1e-5)
+
+
+def test_word_level_bilm_gets_word_boundaries():
+    encoder = WordEmbedding(12, 6, name="words")
+    bilm = BiLM(encoder, units=6, num_layers=1)
+    bilm.build((None, None))
+    elmo = Elmo(bilm, 1, dropout=0.0, scalar_mix_parameters=[0.0, 0.0])
+    ids = np.array([[5, 6, 7], [8, 0, 0]], np.int32)
+    outputs = elmo(ids)
+    with_boundaries = np.array([[BOS_ID, 5, 6, 7, EOS_ID], [BOS_ID, 8, EOS_ID, 0, 0]], np.int32)
+    direct = _numpy(bilm(with_boundaries)["activations"])
+    np.testing.assert_allclose(ops.convert_to_numpy(outputs["activations"][1])[0], direct[1][0, 1:4], atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(outputs["activations"][1])[1, :1], direct[1][1, 1:2], atol=1e-6)
+    np.testing.assert_array_equal(ops.convert_to_numpy(outputs["mask"]), [[1, 1, 1], [1, 0, 0]])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"bilm": "options.json"}, "bilm must be a BiLM layer"),
+        ({"num_output_representations": 0}, "num_output_representations must be a positive int, received 0"),
+        ({"dropout": 1.0}, r"dropout must be in \[0, 1\), received 1.0"),
+    ],
+)
+def test_invalid_arguments(kwargs, message):
+    bilm = BiLM(WordEmbedding(8, 4), units=4, num_layers=1)
+    arguments = {"bilm": bilm, "num_output_representations": 1, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        Elmo(**arguments)

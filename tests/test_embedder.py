@@ -1,0 +1,217 @@
+"""ElmoEmbedder: deterministic stateless vectors, the original stateful numbers, AllenNLP's HDF5 file layout,
+clear input-file errors, and model directories trained by elmo_keras."""
+
+import json
+import re
+
+import h5py
+import numpy as np
+import pytest
+
+from elmo_keras.layers.bilm import BiLM
+from elmo_keras.pretrained.embedder import (
+    SENTENCE_TO_INDEX,
+    ElmoEmbedder,
+    WordIdEncoder,
+    encode_characters,
+    read_sentence_file,
+)
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
+from keras import ops
+
+TOLERANCE = 1e-5
+
+
+@pytest.fixture(scope="module")
+def model_dir(shared_fixtures):
+    return shared_fixtures / "elmo_bilm_tf"
+
+
+@pytest.fixture(scope="module")
+def embedder(model_dir):
+    return ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5")
+
+
+@pytest.fixture(scope="module")
+def sentences(model_dir):
+    with open(model_dir / "lm_embeddings_sentences.json", encoding="utf-8") as handle:
+        return [[text.split() for text in texts] for texts in json.load(handle)]
+
+
+@pytest.fixture(scope="module")
+def expected(model_dir):
+    result = []
+    for k in range(3):
+        with h5py.File(model_dir / f"lm_embeddings_{k}.hdf5", "r") as handle:
+            result.append([np.concatenate([handle[str(i)][0], handle[str(i)][1]], axis=-1) for i in range(10)])
+    return result
+
+
+SHORT = [["The", "cat", "sat", "."], ["A", "much", "longer", "sentence", "about", "the", "river", "bank", "."], ["Hi"]]
+
+
+@pytest.mark.fixtures
+def test_embed_sentence_shape_and_original_numbers(embedder, sentences, expected):
+    vectors = embedder.embed_sentence(sentences[1][0])
+    assert vectors.shape == (3, len(sentences[1][0]), 32) and vectors.dtype == np.float32
+    assert np.abs(vectors[2] - expected[1][0]).max() <= TOLERANCE
+    np.testing.assert_array_equal(vectors[0][:, :16], vectors[0][:, 16:])  # layer 0 = [x; x]
+
+
+@pytest.mark.fixtures
+def test_stateless_batch_0_of_every_list(embedder, sentences, expected):
+    batch = [sentences[k][0] for k in range(3)]
+    for k, vectors in enumerate(embedder.embed_batch(batch)):
+        assert np.abs(vectors[2] - expected[k][0]).max() <= TOLERANCE
+
+
+@pytest.mark.fixtures
+def test_alone_padded_reordered_and_repeated_give_the_same_vectors(embedder):
+    alone = [embedder.embed_sentence(s) for s in SHORT]
+    batched = embedder.embed_batch(SHORT)
+    reordered = embedder.embed_batch(SHORT[::-1])[::-1]
+    with_others = embedder.embed_batch(SHORT + [["x"] * 30, ["y", "z"]])[:3]
+    for single, *others in zip(alone, batched, reordered, with_others):
+        for other in others:
+            assert other.shape == single.shape
+            assert np.abs(other - single).max() <= TOLERANCE
+    again = embedder.embed_batch(SHORT)
+    for first, second in zip(batched, again):
+        np.testing.assert_array_equal(first, second)  # bit-identical
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("execution", ["eager", "xla"])
+def test_execution_modes_agree(model_dir, embedder, execution):
+    other = ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5", execution=execution)
+    for ours, theirs in zip(embedder.embed_batch(SHORT), other.embed_batch(SHORT)):
+        assert np.abs(ours - theirs).max() <= TOLERANCE
+
+
+@pytest.mark.fixtures
+def test_stateful_reproduces_the_original_batches_and_resets(model_dir, sentences, expected):
+    embedder = ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5", stateful=True)
+    for i in range(3):  # all 10 batches are checked in test_pretrained_loader
+        for k, vectors in enumerate(embedder.embed_batch([sentences[k][i] for k in range(3)])):
+            assert np.abs(vectors[2] - expected[k][i]).max() <= TOLERANCE
+    embedder.reset_states()
+    vectors = embedder.embed_batch([sentences[k][0] for k in range(3)])
+    assert np.abs(vectors[0][2] - expected[0][0]).max() <= TOLERANCE
+    with pytest.raises(ValueError, match="sentence 1 is empty; stateful mode"):
+        embedder.embed_batch([["a"], []])
+
+
+@pytest.mark.fixtures
+def test_embed_sentences_keeps_order_and_is_lazy(embedder):
+    many = [SHORT[i % 3][: 1 + i % 4] for i in range(11)]
+    generator = embedder.embed_sentences(iter(many), batch_size=4)
+    assert not isinstance(generator, list)
+    results = list(generator)
+    assert [r.shape[1] for r in results] == [len(s) for s in many]
+    for got, sentence in zip(results, many):
+        assert np.abs(got - embedder.embed_sentence(sentence)).max() <= TOLERANCE
+    with pytest.raises(ValueError, match="batch_size must be a positive int, received 0"):
+        embedder.embed_sentences(many, batch_size=0)
+
+
+@pytest.mark.fixtures
+def test_empty_sentence_and_bad_input(embedder):
+    empty, one = embedder.embed_batch([[], ["word"]])
+    assert empty.shape == (3, 0, 32) and one.shape == (3, 1, 32)
+    with pytest.raises(TypeError, match="sentence 0 must be a list of tokens, received str"):
+        embedder.embed_batch(["not tokenized"])
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("output_format", ["all", "top", "average"])
+def test_embed_file_layout_matches_embed_sentence(embedder, tmp_path, output_format):
+    lines = ["The cat sat .", "  Hello   world  ", "The cat sat ."]  # a duplicate and extra spaces
+    source = tmp_path / "input.txt"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    calls = []
+    count = embedder.embed_file(source, tmp_path / "out.hdf5", output_format=output_format, batch_size=2,
+                                progress=lambda done, total: calls.append((done, total)))
+    assert count == 3 and calls[-1] == (3, 3) and calls[0] == (2, 3)
+    with h5py.File(tmp_path / "out.hdf5", "r") as handle:
+        assert sorted(handle) == ["0", "1", "2", SENTENCE_TO_INDEX]
+        index = json.loads(handle[SENTENCE_TO_INDEX][0])
+        assert index == {"The cat sat .": "2", "Hello   world": "1"}  # stripped line text, as AllenNLP
+        for key, line in enumerate(lines):
+            vectors = embedder.embed_sentence(line.split())
+            expected = {"all": vectors, "top": vectors[-1], "average": vectors.mean(axis=0)}[output_format]
+            stored = handle[str(key)][...]
+            assert stored.shape == expected.shape
+            assert np.abs(stored - expected).max() <= TOLERANCE
+    assert not (tmp_path / "out.hdf5.partial").exists()
+
+
+@pytest.mark.fixtures
+def test_embed_file_errors(embedder, tmp_path):
+    blank = tmp_path / "blank.txt"
+    blank.write_text("one line\ntwo line\n   \nfour\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"{re.escape(str(blank))}: line 3 is blank"):
+        embedder.embed_file(blank, tmp_path / "out.hdf5")
+    assert not (tmp_path / "out.hdf5").exists()
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("first line\ncaf\u00e9 au lait\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=f"{re.escape(str(latin1))}: not valid UTF-8 at byte offset 14 \\(line 2\\)"):
+        embedder.embed_file(latin1, tmp_path / "out.hdf5")
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        embedder.embed_file(tmp_path / "missing.txt", tmp_path / "out.hdf5")
+    with pytest.raises(ValueError, match="output_format must be one of"):
+        embedder.embed_file(blank, tmp_path / "out.hdf5", output_format="mean")
+
+
+def test_read_sentence_file_drops_bom_and_line_endings(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_bytes("\ufeffOne two\r\nthree\n".encode("utf-8"))
+    assert read_sentence_file(path) == ["One two", "three"]
+
+
+def test_encoders_add_boundaries_and_pad():
+    chars = encode_characters([["a", "b"], ["c"]], 6)
+    assert chars.shape == (2, 6, 50)
+    assert (chars[0, :4] > 0).any(axis=-1).all() and (chars[0, 4:] == 0).all() and (chars[1, 3:] == 0).all()
+    vocabulary = Vocabulary(["a", "b"])
+    words = WordIdEncoder(vocabulary)([["a", "b"], ["zzz"]], 5)
+    np.testing.assert_array_equal(words, [[BOS_ID, 4, 5, EOS_ID, 0], [BOS_ID, 1, EOS_ID, 0, 0]])
+
+
+def _word_model_dir(tmp_path):
+    from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir
+
+    vocabulary = Vocabulary(["the", "river", "bank", "money"], lowercase=True)
+    model = build_bilm_lm(get_preset("tiny"), len(vocabulary))
+    model.build((None, None))
+    model.vocabulary = vocabulary
+    save_model_dir(model, tmp_path / "model")
+    return tmp_path / "model", model
+
+
+def test_from_model_dir_word_level(tmp_path):
+    directory, model = _word_model_dir(tmp_path)
+    embedder = ElmoEmbedder.from_model_dir(directory)
+    vectors = embedder.embed_sentence(["The", "river", "bank", "unknownword"])
+    ids = np.array([[BOS_ID, 4, 5, 6, 1, EOS_ID]], np.int32)  # lowercased; unknown → <unk> = 1
+    direct = [ops.convert_to_numpy(a) for a in model.bilm(ids)["activations"]]
+    assert vectors.shape == (3, 4, model.bilm.output_dim)
+    np.testing.assert_allclose(vectors, np.stack(direct)[:, 0, 1:5], atol=TOLERANCE)
+
+    stateful = ElmoEmbedder.from_model_dir(directory, stateful=True)  # a stateful copy, same weights
+    assert stateful.bilm.stateful and stateful.bilm is not model.bilm
+    np.testing.assert_allclose(stateful.embed_sentence(["The", "river", "bank", "unknownword"]), vectors, atol=TOLERANCE)
+    assert np.abs(stateful.embed_sentence(["The", "river", "bank", "unknownword"]) - vectors).max() > 1e-6
+
+
+def test_constructor_errors():
+    from elmo_keras.layers.word_embedding import WordEmbedding
+
+    with pytest.raises(ValueError, match="pass options_file and weight_file, or bilm="):
+        ElmoEmbedder()
+    with pytest.raises(ValueError, match="bilm must be a BiLM layer"):
+        ElmoEmbedder(bilm="weights.hdf5")
+    bilm = BiLM(WordEmbedding(10, 4), units=4, num_layers=1)
+    with pytest.raises(ValueError, match=r"a WordEmbedding biLM needs encoder=WordIdEncoder\(vocabulary\)"):
+        ElmoEmbedder(bilm=bilm)
+    with pytest.raises(ValueError, match="execution must be one of"):
+        ElmoEmbedder(bilm=bilm, encoder=WordIdEncoder(Vocabulary()), execution="fast")

@@ -1,0 +1,225 @@
+"""load_pretrained_bilm reproduces the original bilm-tf numbers, loads the skip-connection model, and
+rejects bad files with errors naming the file and the tensor or field.
+
+Expected embeddings (``../shared/fixtures/elmo_bilm_tf``): batch ``i`` holds ``sentences[k][i]`` for
+``k = 0, 1, 2``, run through a stateful LSTM; the value is the top layer ``[forward; backward]`` without
+``<S>``/``</S>``.
+"""
+
+import dataclasses
+import json
+import re
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+
+from elmo_keras.layers.bilm import BiLM
+from elmo_keras.pretrained.loader import bilm_from_options, load_pretrained_bilm, set_pretrained_weights
+from elmo_keras.pretrained.options import ElmoOptions, OptionsError
+from elmo_keras.pretrained.weights import WeightFileError, read_weight_file
+from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
+from keras import ops
+
+pytestmark = pytest.mark.fixtures
+
+TOLERANCE = 1e-5
+NUM_BATCHES = 10
+
+
+@pytest.fixture(scope="module")
+def model_dir(shared_fixtures):
+    return shared_fixtures / "elmo_bilm_tf"
+
+
+@pytest.fixture(scope="module")
+def sentences(model_dir):
+    """``sentences[k][i]``: token list of sentence ``i`` of list ``k`` (whitespace-tokenized)."""
+    with open(model_dir / "lm_embeddings_sentences.json", encoding="utf-8") as handle:
+        return [[text.split() for text in texts] for texts in json.load(handle)]
+
+
+@pytest.fixture(scope="module")
+def expected(model_dir):
+    """``expected[k][i]``: `(n_tokens, 32)` top layer ``[forward; backward]`` of ``sentences[k][i]``."""
+    result = []
+    for k in range(3):
+        with h5py.File(model_dir / f"lm_embeddings_{k}.hdf5", "r") as handle:
+            result.append([np.concatenate([handle[str(i)][0], handle[str(i)][1]], axis=-1) for i in range(NUM_BATCHES)])
+    return result
+
+
+def _top_layer(bilm, batch):
+    """Run ``bilm`` on token lists (boundaries added); the top layer per sentence without boundaries."""
+    ids = batch_to_ids([[BOS_TOKEN, *tokens, EOS_TOKEN] for tokens in batch])
+    top = ops.convert_to_numpy(bilm(ids)["activations"][-1])
+    return [top[row, 1 : len(tokens) + 1] for row, tokens in enumerate(batch)]
+
+
+def _max_error(bilm, sentences, expected, batch_index, rows=(0, 1, 2)):
+    batch = [sentences[k][batch_index] for k in rows]
+    outputs = _top_layer(bilm, batch)
+    return max(float(np.abs(out - expected[k][batch_index]).max()) for out, k in zip(outputs, rows))
+
+
+def test_stateless_matches_batch_0(model_dir, sentences, expected):
+    bilm = load_pretrained_bilm(model_dir / "options.json", model_dir / "lm_weights.hdf5")
+    assert not bilm.stateful
+    assert _max_error(bilm, sentences, expected, 0) <= TOLERANCE
+    assert _max_error(bilm, sentences, expected, 0) <= TOLERANCE  # again: no state carried
+
+
+def test_stateful_matches_all_batches_and_resets(model_dir, sentences, expected):
+    bilm = load_pretrained_bilm(model_dir / "options.json", model_dir / "lm_weights.hdf5", stateful=True)
+    errors = [_max_error(bilm, sentences, expected, i) for i in range(NUM_BATCHES)]
+    assert max(errors) <= TOLERANCE, errors
+    bilm.reset_states()
+    assert _max_error(bilm, sentences, expected, 0) <= TOLERANCE
+
+
+def test_stateful_smaller_batch_updates_only_its_rows(model_dir, sentences, expected):
+    options, weights = model_dir / "options.json", model_dir / "lm_weights.hdf5"
+    carried = load_pretrained_bilm(options, weights, stateful=True)
+    _top_layer(carried, [sentences[k][0] for k in range(3)])
+    _top_layer(carried, [sentences[k][1] for k in range(2)])  # rows 0, 1 only
+    result = _top_layer(carried, [sentences[k][2] for k in range(3)])
+    for k in range(2):  # rows 0 and 1 saw batches 0, 1, 2 like the original
+        assert np.abs(result[k] - expected[k][2]).max() <= TOLERANCE
+    reference = load_pretrained_bilm(options, weights, stateful=True)  # row 2 skipped batch 1 in both
+    _top_layer(reference, [sentences[k][0] for k in range(3)])
+    reference_row_2 = _top_layer(reference, [sentences[k][2] for k in range(3)])[2]
+    np.testing.assert_allclose(result[2], reference_row_2, atol=TOLERANCE)
+
+
+def test_stateful_larger_batch_starts_extra_rows_from_zero(model_dir, sentences, expected):
+    bilm = load_pretrained_bilm(model_dir / "options.json", model_dir / "lm_weights.hdf5", stateful=True)
+    _top_layer(bilm, [sentences[0][5]])
+    result = _top_layer(bilm, [sentences[k][0] for k in range(3)])
+    for k in (1, 2):  # fresh rows = batch 0 of the original
+        assert np.abs(result[k] - expected[k][0]).max() <= TOLERANCE
+    assert np.abs(result[0] - expected[0][0]).max() > 1e-3  # row 0 continued sentence 5's state
+
+
+def test_skip_connection_model_loads_and_skips(shared_fixtures, sentences):
+    skip_dir = shared_fixtures / "elmo_skip"
+    bilm = load_pretrained_bilm(skip_dir / "options.json", skip_dir / "lm_weights.hdf5")
+    assert bilm.use_skip_connections
+    ids = batch_to_ids([[BOS_TOKEN, *sentences[k][0], EOS_TOKEN] for k in range(3)])
+    with_skip = [ops.convert_to_numpy(a) for a in bilm(ids)["activations"]]
+    assert all(np.isfinite(layer).all() for layer in with_skip)
+
+    options = ElmoOptions.load(skip_dir / "options.json")
+    plain_options = ElmoOptions(options.char_cnn, dataclasses.replace(options.lstm, use_skip_connections=False))
+    plain = bilm_from_options(plain_options)
+    plain.build((None, None, 50))
+    set_pretrained_weights(plain, plain_options, read_weight_file(skip_dir / "lm_weights.hdf5"), "skip")
+    without_skip = [ops.convert_to_numpy(a) for a in plain(ids)["activations"]]
+    np.testing.assert_allclose(with_skip[1], without_skip[1], atol=1e-6)  # no skip into the first layer
+    assert np.abs(with_skip[2] - without_skip[2]).max() > 1e-2
+    # the skip adds layer 1's output to layer 2's: undo it and the LSTM outputs agree
+    mask = ops.convert_to_numpy(bilm(ids)["mask"])[..., None]
+    np.testing.assert_allclose((with_skip[2] - with_skip[1]) * mask, without_skip[2], atol=1e-5)
+
+
+def _copy_weights(model_dir, tmp_path):
+    path = tmp_path / "weights.hdf5"
+    shutil.copy(model_dir / "lm_weights.hdf5", path)
+    return path
+
+
+def test_missing_files(model_dir, tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope_options.json"):
+        load_pretrained_bilm(tmp_path / "nope_options.json", model_dir / "lm_weights.hdf5")
+    with pytest.raises(FileNotFoundError, match="nope_weights.hdf5"):
+        load_pretrained_bilm(model_dir / "options.json", tmp_path / "nope_weights.hdf5")
+
+
+def test_weights_not_hdf5(model_dir, tmp_path):
+    path = tmp_path / "weights.hdf5"
+    path.write_text("these are not weights\n")
+    with pytest.raises(WeightFileError, match=f"{re.escape(str(path))}: is not an HDF5 file"):
+        load_pretrained_bilm(model_dir / "options.json", path)
+
+
+def test_missing_tensor(model_dir, tmp_path):
+    path = _copy_weights(model_dir, tmp_path)
+    name = "RNN_1/RNN/MultiRNNCell/Cell1/LSTMCell/B"
+    with h5py.File(path, "a") as handle:
+        del handle[name]
+    message = rf"{re.escape(str(path))}: '{name}' is missing: expected a tensor of shape \(256,\)"
+    with pytest.raises(WeightFileError, match=message) as info:
+        load_pretrained_bilm(model_dir / "options.json", path)
+    assert info.value.key == name and info.value.path == str(path)
+
+
+def test_wrong_shape(model_dir, tmp_path):
+    path = _copy_weights(model_dir, tmp_path)
+    with h5py.File(path, "a") as handle:
+        del handle["CNN/b_cnn_2"]
+        handle.create_dataset("CNN/b_cnn_2", data=np.zeros(15, np.float32))
+    message = r"'CNN/b_cnn_2' has shape \(15,\) but \(16,\) was expected \(from char_cnn.filters\[2\]"
+    with pytest.raises(WeightFileError, match=message):
+        load_pretrained_bilm(model_dir / "options.json", path)
+
+
+def test_options_do_not_match_weights(model_dir, tmp_path):
+    data = json.loads((model_dir / "options.json").read_text())
+    data["lstm"]["projection_dim"] = 8
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(data))
+    with pytest.raises(WeightFileError) as info:
+        load_pretrained_bilm(options, model_dir / "lm_weights.hdf5")
+    message = str(info.value)
+    assert "lm_weights.hdf5" in message and "'CNN_proj/W_proj'" in message
+    assert "(124, 16) but (124, 8) was expected" in message and "lstm.projection_dim" in message and str(options) in message
+
+
+def test_invalid_options_file(model_dir, tmp_path):
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps({"lstm": {"dim": 64}, "char_cnn": {}}))
+    with pytest.raises(OptionsError, match=f"{re.escape(str(options))}: 'char_cnn.filters' is missing"):
+        load_pretrained_bilm(options, model_dir / "lm_weights.hdf5")
+
+
+def _write_fake_weights(path, options, seed=0):
+    """Random tensors in the bilm-tf layout for ``options`` (no CNN_proj / W_P_0 where bilm-tf has none)."""
+    rng = np.random.default_rng(seed)
+    cnn, lstm = options.char_cnn, options.lstm
+    with h5py.File(path, "w") as handle:
+        handle["char_embed"] = rng.normal(size=(261, cnn.embedding_dim)).astype(np.float32)
+        for i, (width, count) in enumerate(cnn.filters):
+            handle[f"CNN/W_cnn_{i}"] = rng.normal(size=(1, width, cnn.embedding_dim, count)).astype(np.float32) * 0.3
+            handle[f"CNN/b_cnn_{i}"] = np.zeros(count, np.float32)
+        for i in range(cnn.n_highway):
+            for part in ("W_carry", "W_transform"):
+                handle[f"CNN_high_{i}/{part}"] = rng.normal(size=(cnn.n_filters,) * 2).astype(np.float32) * 0.1
+            for part in ("b_carry", "b_transform"):
+                handle[f"CNN_high_{i}/{part}"] = np.zeros(cnn.n_filters, np.float32)
+        if cnn.n_filters != lstm.projection_dim:
+            handle["CNN_proj/W_proj"] = rng.normal(size=(cnn.n_filters, lstm.projection_dim)).astype(np.float32) * 0.1
+            handle["CNN_proj/b_proj"] = np.zeros(lstm.projection_dim, np.float32)
+        for d in range(2):
+            for layer in range(lstm.n_layers):
+                prefix = f"RNN_{d}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
+                handle[f"{prefix}/W_0"] = rng.normal(size=(2 * lstm.projection_dim, 4 * lstm.dim)).astype(np.float32) * 0.1
+                handle[f"{prefix}/B"] = np.zeros(4 * lstm.dim, np.float32)
+                if lstm.has_projection:
+                    handle[f"{prefix}/W_P_0"] = rng.normal(size=(lstm.dim, lstm.projection_dim)).astype(np.float32) * 0.1
+
+
+def test_model_without_lstm_or_cnn_projection(tmp_path):
+    """bilm-tf omits W_P_0 when projection_dim == dim, and CNN_proj when the filters already have that width."""
+    data = {
+        "lstm": {"dim": 12, "projection_dim": 12, "n_layers": 1, "cell_clip": 3, "proj_clip": 3},
+        "char_cnn": {"embedding": {"dim": 4}, "filters": [[1, 4], [2, 8]], "n_highway": 1, "activation": "tanh",
+                     "n_characters": 261, "max_characters_per_token": 50},
+    }
+    options_path, weights_path = tmp_path / "options.json", tmp_path / "weights.hdf5"
+    options_path.write_text(json.dumps(data))
+    _write_fake_weights(weights_path, ElmoOptions.from_dict(data))
+    bilm = load_pretrained_bilm(options_path, weights_path)
+    assert isinstance(bilm, BiLM) and bilm.projection_dim is None
+    outputs = bilm(batch_to_ids([["<S>", "a", "b", "</S>"]]))
+    assert [tuple(a.shape) for a in outputs["activations"]] == [(1, 4, 24)] * 2
+    np.testing.assert_array_equal(ops.convert_to_numpy(bilm.token_encoder.projection.kernel), np.eye(12))

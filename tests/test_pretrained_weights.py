@@ -1,0 +1,165 @@
+"""The named conversions from the bilm-tf tensor layout to our layers, each checked on its own.
+
+The LSTM, highway and convolution checks re-derive the original TensorFlow computation in NumPy and
+compare it with our layer holding the converted weights.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.highway import Highway
+from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
+from elmo_keras.pretrained.weights import (
+    TF_LSTM_FORGET_BIAS,
+    WeightFileError,
+    conv2d_kernel_to_conv1d,
+    convert_highway,
+    convert_lstm_cell,
+    fold_forget_bias,
+    prepend_padding_char_row,
+    read_weight_file,
+    split_lstm_kernel,
+    take_tensor,
+    tf_gates_to_keras_order,
+)
+from elmo_keras.text.char_ids import MASK_SHIFT
+
+RNG = np.random.default_rng(0)
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def test_prepend_padding_char_row():
+    original = RNG.normal(size=(261, 4)).astype(np.float32)
+    converted = prepend_padding_char_row(original)
+    assert converted.shape == (262, 4)
+    np.testing.assert_array_equal(converted[0], 0.0)
+    # our id = original id + MASK_SHIFT looks up the original row
+    for original_id in (0, 65, 256, 260):
+        np.testing.assert_array_equal(converted[original_id + MASK_SHIFT], original[original_id])
+
+
+def test_conv2d_kernel_to_conv1d_matches_tf_conv2d():
+    width, char_dim, count, chars = 3, 4, 5, 9
+    kernel = RNG.normal(size=(1, width, char_dim, count)).astype(np.float32)
+    embedded = RNG.normal(size=(2, chars, char_dim)).astype(np.float32)
+    # tf.nn.conv2d(VALID) over a (batch, 1, chars, char_dim) image is a cross-correlation along chars
+    expected = np.stack(
+        [np.einsum("bwd,wdc->bc", embedded[:, t : t + width], kernel[0]) for t in range(chars - width + 1)], axis=1
+    )
+    conv = keras.layers.Conv1D(count, width, use_bias=False)
+    conv.build((None, chars, char_dim))
+    converted = conv2d_kernel_to_conv1d(kernel)
+    assert converted.shape == (width, char_dim, count)
+    conv.kernel.assign(converted)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(conv(embedded)), expected, atol=1e-5)
+
+
+def test_conv2d_kernel_rejects_other_layouts():
+    with pytest.raises(ValueError, match=r"\(1, width, char_dim, count\)"):
+        conv2d_kernel_to_conv1d(np.zeros((3, 4, 5)))
+
+
+def test_convert_highway_matches_bilm_tf_formula():
+    dim = 6
+    w_carry, w_transform = RNG.normal(size=(2, dim, dim)).astype(np.float32)
+    b_carry, b_transform = RNG.normal(size=(2, dim)).astype(np.float32)
+    x = RNG.normal(size=(3, dim)).astype(np.float32)
+    # bilm-tf: carry_gate * relu(x W_tr + b_tr) + (1 - carry_gate) * x
+    carry_gate = _sigmoid(x @ w_carry + b_carry)
+    expected = carry_gate * np.maximum(x @ w_transform + b_transform, 0.0) + (1.0 - carry_gate) * x
+    highway = Highway(1)
+    highway.build((None, dim))
+    converted = convert_highway(w_carry, b_carry, w_transform, b_transform)
+    highway.gate_kernels[0].assign(converted["gate_kernel"])
+    highway.gate_biases[0].assign(converted["gate_bias"])
+    highway.transform_kernels[0].assign(converted["transform_kernel"])
+    highway.transform_biases[0].assign(converted["transform_bias"])
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(highway(x)), expected, atol=1e-5)
+
+
+def test_tf_gates_to_keras_order():
+    units = 2
+    i, j, f, o = (np.full(units, value) for value in (1.0, 2.0, 3.0, 4.0))
+    converted = tf_gates_to_keras_order(np.concatenate([i, j, f, o]))
+    np.testing.assert_array_equal(converted, [1, 1, 3, 3, 2, 2, 4, 4])  # i, f, g(=j), o
+    kernel = np.tile(np.concatenate([i, j, f, o]), (5, 1))  # works on the last axis of a kernel too
+    np.testing.assert_array_equal(tf_gates_to_keras_order(kernel)[3], [1, 1, 3, 3, 2, 2, 4, 4])
+
+
+def test_fold_forget_bias_touches_only_the_forget_block():
+    bias = np.arange(8, dtype=np.float32)  # our order i, f, g, o with 2 units
+    folded = fold_forget_bias(bias)
+    np.testing.assert_array_equal(folded, [0, 1, 2 + TF_LSTM_FORGET_BIAS, 3 + TF_LSTM_FORGET_BIAS, 4, 5, 6, 7])
+    np.testing.assert_array_equal(bias, np.arange(8))  # input unchanged
+
+
+def test_split_lstm_kernel_rows_are_input_then_recurrent():
+    w_0 = np.arange(7 * 8).reshape(7, 8)
+    kernel, recurrent = split_lstm_kernel(w_0, input_dim=3)
+    np.testing.assert_array_equal(kernel, w_0[:3])
+    np.testing.assert_array_equal(recurrent, w_0[3:])
+
+
+def _tf_lstm_step(x, h, c, w_0, b, w_p, cell_clip, proj_clip):
+    """tf.nn.rnn_cell.LSTMCell(num_proj, cell_clip, proj_clip, forget_bias=1.0), one step, in NumPy."""
+    z = np.concatenate([x, h], axis=-1) @ w_0 + b
+    i, j, f, o = np.split(z, 4, axis=-1)
+    c = _sigmoid(f + TF_LSTM_FORGET_BIAS) * c + _sigmoid(i) * np.tanh(j)
+    c = np.clip(c, -cell_clip, cell_clip)
+    m = _sigmoid(o) * np.tanh(c)
+    return np.clip(m @ w_p, -proj_clip, proj_clip), c
+
+
+def test_convert_lstm_cell_matches_tf_lstm_cell():
+    input_dim, units, proj = 5, 6, 3
+    w_0 = RNG.normal(size=(input_dim + proj, 4 * units)).astype(np.float32)
+    b = RNG.normal(size=(4 * units,)).astype(np.float32)
+    w_p = RNG.normal(size=(units, proj)).astype(np.float32)
+    cell = ProjectedLSTMCell(units, projection_dim=proj, cell_clip=1.5, proj_clip=1.0)
+    cell.build((None, input_dim))
+    converted = convert_lstm_cell(w_0, b, w_p, input_dim)
+    for name in ("kernel", "recurrent_kernel", "bias", "projection_kernel"):
+        getattr(cell, name).assign(converted[name])
+    x = RNG.normal(size=(4, 3, input_dim)).astype(np.float32) * 2
+    h_tf, c_tf = np.zeros((4, proj), np.float32), np.zeros((4, units), np.float32)
+    h, c = h_tf, c_tf
+    for t in range(3):  # three steps so that the recurrent rows and the clipping matter
+        h_tf, c_tf = _tf_lstm_step(x[:, t], h_tf, c_tf, w_0, b, w_p, 1.5, 1.0)
+        h, (h, c) = cell(x[:, t], [h, c])
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(h), h_tf, atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(c), c_tf, atol=1e-5)
+
+
+def test_read_weight_file_reads_every_dataset(tmp_path):
+    import h5py
+
+    path = tmp_path / "w.hdf5"
+    with h5py.File(path, "w") as handle:
+        handle.create_dataset("a/b", data=np.ones((2, 3)))
+        handle.create_dataset("c", data=np.zeros(4))
+    tensors = read_weight_file(path)
+    assert sorted(tensors) == ["a/b", "c"] and tensors["a/b"].shape == (2, 3)
+
+
+def test_read_weight_file_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing.hdf5"):
+        read_weight_file(tmp_path / "missing.hdf5")
+    text = tmp_path / "weights.hdf5"
+    text.write_text("not hdf5")
+    with pytest.raises(WeightFileError, match=f"{re.escape(str(text))}: is not an HDF5 file"):
+        read_weight_file(text)
+
+
+def test_take_tensor_names_file_tensor_and_shapes():
+    tensors = {"CNN/b_cnn_0": np.zeros(4)}
+    with pytest.raises(WeightFileError, match=r"w.hdf5: 'CNN/b_cnn_1' is missing: expected a tensor of shape \(8,\)"):
+        take_tensor(tensors, "CNN/b_cnn_1", (8,), "w.hdf5")
+    with pytest.raises(WeightFileError, match=r"'CNN/b_cnn_0' has shape \(4,\) but \(5,\) was expected \(from opt\)"):
+        take_tensor(tensors, "CNN/b_cnn_0", (5,), "w.hdf5", because="opt")
+    assert take_tensor(tensors, "CNN/b_cnn_0", (4,), "w.hdf5").dtype == np.float32
