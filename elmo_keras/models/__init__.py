@@ -3,9 +3,21 @@
 from elmo_keras.models.bilm_lm import BiLanguageModel, Perplexity
 from elmo_keras.models.persistence import load_bilm, save_model_dir
 from elmo_keras.models.presets import PRESETS, BiLMConfig, build_bilm_lm, get_preset
+from elmo_keras.models.seq2seq import (
+    Seq2Seq,
+    Seq2SeqConfig,
+    encode_pairs,
+    encode_sources,
+    evaluate_seq2seq,
+    load_seq2seq,
+    save_seq2seq,
+    train_seq2seq,
+)
 from elmo_keras.models.training import encode_for_lm, encode_word_ids, perplexities, train_bilm, unigram_perplexity
 
 __all__ = [
-    "PRESETS", "BiLMConfig", "BiLanguageModel", "Perplexity", "build_bilm_lm", "encode_for_lm", "encode_word_ids",
-    "get_preset", "load_bilm", "perplexities", "save_model_dir", "train_bilm", "unigram_perplexity",
+    "PRESETS", "BiLMConfig", "BiLanguageModel", "Perplexity", "Seq2Seq", "Seq2SeqConfig", "build_bilm_lm",
+    "encode_for_lm", "encode_pairs", "encode_sources", "encode_word_ids", "evaluate_seq2seq", "get_preset",
+    "load_bilm", "load_seq2seq", "perplexities", "save_model_dir", "save_seq2seq", "train_bilm", "train_seq2seq",
+    "unigram_perplexity",
 ]

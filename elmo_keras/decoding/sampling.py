@@ -1,0 +1,119 @@
+"""Ancestral sampling with temperature, top-k and top-p (nucleus) cuts, reproducible with a seed.
+
+At every step each live sample draws its next token from ``filter_distribution(log_probs, temperature,
+top_k, top_p)`` (see ``filtering``); all live samples share one model call. Draws use a NumPy
+``Generator``: the same ``seed`` (and arguments) gives the same samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from elmo_keras.decoding._checks import (
+    call_model,
+    check_decoding_args,
+    check_int,
+    check_temperature,
+    check_top_p,
+    start_prefixes,
+)
+from elmo_keras.decoding.filtering import filter_distribution
+from elmo_keras.decoding.hypothesis import make_hypothesis
+from elmo_keras.decoding.trace import FINISHED, KEPT, DecodeTrace, StepTrace, ranked_candidates
+
+
+def draw_tokens(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One token per row of ``probs`` ``(n, vocab)`` by inverse CDF; zero-probability tokens are never drawn."""
+    cumulative = np.cumsum(probs, axis=1)  # (n, V)
+    threshold = rng.random(len(probs))[:, None] * cumulative[:, -1:]  # (n, 1), in [0, total)
+    return np.minimum((cumulative <= threshold).sum(axis=1), probs.shape[1] - 1)
+
+
+def sample(
+    next_log_probs,
+    bos_id: int,
+    eos_id: int,
+    max_len: int,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed=None,
+    num_samples: int | None = None,
+    return_trace: bool = False,
+):
+    """Draw sequences token by token.
+
+    Args:
+        next_log_probs: ``fn(prefixes int (n, t)) -> float (n, vocab)`` log-probabilities; prefixes start with
+            ``bos_id``.
+        bos_id, eos_id: boundary token ids.
+        max_len: the most tokens generated (``<eos>`` included).
+        temperature: divides the log-probabilities before the softmax; < 1 sharpens, > 1 flattens. As it goes
+            to 0 sampling approaches greedy search, and ``temperature=0`` *is* greedy (the most probable token,
+            lower id on ties).
+        top_k: sample only among the ``top_k`` most probable tokens (None = all).
+        top_p: sample only within the nucleus of mass ``top_p`` in ``(0, 1]`` (applied after top-k).
+        seed: int, None (fresh entropy) or a ``numpy.random.Generator`` (used and advanced as is).
+        num_samples: None → return one ``Hypothesis``; an int → a list of that many, drawn together.
+        return_trace: also return a ``DecodeTrace``; per step, each live sample's distribution before and after
+            the cut and its drawn token (one candidate per live sample, in row order).
+
+    Returns:
+        A ``Hypothesis`` (or a list of ``num_samples``); ``log_prob`` sums the *model's* log-probabilities of the
+        drawn tokens, unaffected by temperature and cuts. With ``return_trace``: ``(result, trace)``.
+
+    Example:
+        >>> from elmo_keras.decoding.worked_examples import nucleus_example
+        >>> ex = nucleus_example()
+        >>> draws = sample(ex.next_log_probs, ex.bos_id, ex.eos_id, 2, top_p=0.9, seed=0, num_samples=200)
+        >>> sorted({ex.words(h.tokens)[0] for h in draws})
+        ['fine', 'good', 'great', 'okay']
+    """
+    bos_id, eos_id, max_len = check_decoding_args(next_log_probs, bos_id, eos_id, max_len)
+    temperature = check_temperature(temperature)
+    top_k = None if top_k is None else check_int("top_k", top_k, 1)
+    top_p = check_top_p(top_p)
+    count = 1 if num_samples is None else check_int("num_samples", num_samples, 1)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    params = {"temperature": temperature, "top_k": top_k, "top_p": top_p, "max_len": max_len, "num_samples": count}
+    trace = DecodeTrace("sample", params, bos_id, eos_id) if return_trace else None
+
+    prefixes = start_prefixes(bos_id, count)  # (m, t) live samples
+    rows = np.arange(count)  # (m,) which sample each live row is
+    cumulative = np.zeros(count)  # (m,)
+    results = [None] * count
+    vocab_size = None
+    for step in range(1, max_len + 1):
+        log_probs = call_model(next_log_probs, prefixes, vocab_size)  # (m, V)
+        vocab_size = log_probs.shape[1]
+        probs, filtered = filter_distribution(log_probs, temperature, top_k, top_p)
+        tokens = draw_tokens(filtered, rng)  # (m,)
+        token_log_probs = log_probs[np.arange(len(tokens)), tokens]
+        ends = tokens == eos_id
+        if trace is not None:
+            trace.steps.append(StepTrace(
+                step=step,
+                prefixes=[tuple(int(t) for t in row[1:]) for row in prefixes],
+                prefix_log_probs=cumulative.copy(),
+                log_probs=log_probs,
+                probs=probs,
+                filtered_probs=filtered,
+                candidates=ranked_candidates(
+                    np.arange(len(tokens)), tokens, token_log_probs, cumulative + token_log_probs,
+                    cumulative + token_log_probs, np.where(ends, FINISHED, KEPT),
+                ),
+            ))
+        prefixes = np.concatenate([prefixes, tokens[:, None]], axis=1)
+        cumulative = cumulative + token_log_probs
+        for row in np.flatnonzero(ends | (step == max_len)):
+            results[rows[row]] = make_hypothesis(prefixes[row, 1:], cumulative[row], eos_id)
+            if trace is not None and ends[row]:
+                trace.finished.append(results[rows[row]])
+        prefixes, rows, cumulative = prefixes[~ends], rows[~ends], cumulative[~ends]
+        if len(rows) == 0:
+            break
+    result = results[0] if num_samples is None else results
+    if trace is None:
+        return result
+    trace.results = list(results)
+    return result, trace

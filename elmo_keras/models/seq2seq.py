@@ -1,0 +1,368 @@
+"""``Seq2Seq``: an RNN encoder-decoder (seed notes §9–11), with a step API for fast decoding.
+
+The encoder reads the source; its last hidden state (every layer's, the cell state too for an LSTM) is the
+context ``φ``. The decoder has the same cell, layers and units, starts from ``s₀ = φ`` with ``<bos>`` as its
+first input, and a dense layer scores the vocabulary: ``o_t = W_o s_t + b_o``, ``P(y_t | y_<t, φ) =
+softmax(o_t)``. Training uses teacher forcing (the decoder reads the reference ``<bos> y_1 … y_n`` and
+predicts ``y_1 … y_n <eos>``); the loss is the per-sequence *sum* of token cross-entropies, padding masked,
+averaged over the batch. Decoding uses the same two halves, only the decoder's input changes: its own
+previous output.
+
+Below the model: ``Seq2SeqConfig``, ``encode_pairs``, ``train_seq2seq`` (deterministic for a seed),
+``save_seq2seq`` / ``load_seq2seq`` (a model directory: ``model.keras``, ``vocabulary.json``,
+``training.json``, the same layout as the biLM's) and ``evaluate_seq2seq``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from elmo_keras._quiet import keras
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+from keras import ops
+
+CELLS = ("gru", "lstm")
+MODEL_FILE = "model.keras"
+VOCABULARY_FILE = "vocabulary.json"
+SUMMARY_FILE = "training.json"
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class Seq2Seq(keras.Model):
+    """RNN encoder-decoder whose decoder starts from the encoder's last state ``φ``.
+
+    Args:
+        vocab_size: size of the shared source/target vocabulary (``PAD_ID`` never predicted in practice).
+        embedding_dim: width of the source and target word embeddings.
+        units: hidden units per layer (the same in encoder and decoder, so ``s₀ = φ`` fits).
+        num_layers: stacked RNN layers in each half; layer ``l`` of the decoder starts from layer ``l`` of the
+            encoder.
+        cell: ``"gru"`` or ``"lstm"`` (an LSTM's state is ``(h, c)``; both are handed over).
+        dropout: dropout on embeddings and between layers, training only.
+        pad_id, bos_id, eos_id: special token ids.
+
+    Call arguments:
+        inputs: ``(source, target_in)``: int ``(batch, source_len)`` and ``(batch, target_len)`` (``target_in``
+            starts with ``bos_id``), right-padded with ``pad_id``. A dict with those keys works too.
+
+    Returns:
+        Logits ``(batch, target_len, vocab_size)``: position ``t`` scores the token after ``target_in[:, :t+1]``.
+
+    Step API (what beam search uses, carrying states instead of re-running prefixes):
+        ``encode(source) -> states`` and ``decode_step(states, last_token_ids) -> (log_probs, new_states)``,
+        ``states`` a list of ``(batch, units)`` tensors (per layer ``h``, or ``h, c`` for an LSTM).
+
+    Example:
+        >>> model = Seq2Seq(vocab_size=20, units=16)
+        >>> logits = model((np.array([[5, 6, 0]]), np.array([[2, 7, 8]])))
+        >>> tuple(logits.shape)
+        (1, 3, 20)
+    """
+
+    def __init__(self, vocab_size, embedding_dim=32, units=64, num_layers=1, cell="gru", dropout=0.0,
+                 pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID, **kwargs):
+        super().__init__(**kwargs)
+        for name, value in (("vocab_size", vocab_size), ("embedding_dim", embedding_dim), ("units", units),
+                            ("num_layers", num_layers)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, received {value!r}")
+        if cell not in CELLS:
+            raise ValueError(f"cell must be one of {CELLS}, received {cell!r}")
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id)):
+            if not 0 <= value < vocab_size:
+                raise ValueError(f"{name} must be in [0, vocab_size={vocab_size}), received {value!r}")
+        self.vocab_size, self.embedding_dim, self.units = vocab_size, embedding_dim, units
+        self.num_layers, self.cell, self.dropout = num_layers, cell, float(dropout)
+        self.pad_id, self.bos_id, self.eos_id = pad_id, bos_id, eos_id
+        rnn = keras.layers.GRU if cell == "gru" else keras.layers.LSTM
+
+        def make(name):
+            return rnn(units, return_sequences=True, return_state=True, name=name, dtype=self.dtype_policy)
+
+        self.source_embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="source_embedding")
+        self.target_embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="target_embedding")
+        self.encoder_layers = [make(f"encoder_{i}") for i in range(num_layers)]
+        self.decoder_layers = [make(f"decoder_{i}") for i in range(num_layers)]
+        self.dropout_layer = keras.layers.Dropout(self.dropout, name="dropout")
+        self.output_layer = keras.layers.Dense(vocab_size, name="output", dtype=self.dtype_policy)
+        self.token_accuracy = keras.metrics.Mean(name="token_accuracy")
+        self.vocabulary = None  # set by train_seq2seq / load_seq2seq
+        self.config = None
+        self.training_summary = {}
+
+    @property
+    def states_per_layer(self) -> int:
+        return 1 if self.cell == "gru" else 2
+
+    def build(self, input_shape=None):
+        self.source_embedding.build((None, None))
+        self.target_embedding.build((None, None))
+        width = self.embedding_dim
+        for encoder, decoder in zip(self.encoder_layers, self.decoder_layers):
+            encoder.build((None, None, width))
+            decoder.build((None, None, width))
+            width = self.units
+        self.output_layer.build((None, None, self.units))
+
+    # -- full sequences (training, teacher forcing) ------------------------------------------------------
+    def _run(self, layers, x, mask, initial_states, training):
+        states = []
+        for index, layer in enumerate(layers):
+            start = None
+            if initial_states is not None:
+                per = self.states_per_layer
+                start = initial_states[index * per : (index + 1) * per]
+            x, *layer_states = layer(x, mask=mask, initial_state=start, training=training)  # (B, T, units)
+            states += layer_states
+            x = self.dropout_layer(x, training=training)
+        return x, states
+
+    def call(self, inputs, training=None):
+        source, target_in = (inputs["source"], inputs["target_in"]) if isinstance(inputs, dict) else inputs
+        source, target_in = ops.cast(source, "int32"), ops.cast(target_in, "int32")
+        source_x = self.dropout_layer(self.source_embedding(source), training=training)  # (B, S, E)
+        _, phi = self._run(self.encoder_layers, source_x, ops.not_equal(source, self.pad_id), None, training)
+        target_x = self.dropout_layer(self.target_embedding(target_in), training=training)  # (B, T, E)
+        top, _ = self._run(self.decoder_layers, target_x, ops.not_equal(target_in, self.pad_id), phi, training)
+        return self.output_layer(top)  # (B, T, V)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """Per-sequence sum of token cross-entropies (padding masked), averaged over the batch."""
+        targets = ops.cast(y, "int32")  # (B, T) = target_out
+        weights = ops.cast(ops.not_equal(targets, self.pad_id), y_pred.dtype)
+        losses = keras.losses.sparse_categorical_crossentropy(targets, y_pred, from_logits=True)  # (B, T)
+        hits = ops.cast(ops.equal(ops.cast(ops.argmax(y_pred, axis=-1), "int32"), targets), y_pred.dtype)
+        count = ops.sum(weights)
+        self.token_accuracy.update_state(ops.sum(hits * weights) / ops.maximum(count, 1.0), sample_weight=count)
+        return ops.sum(losses * weights) / ops.cast(ops.shape(targets)[0], y_pred.dtype)
+
+    # -- step API (decoding) -------------------------------------------------------------------------------
+    def encode(self, source_ids):
+        """``φ``: the encoder's final states for int ``(batch, source_len)``, a list of ``(batch, units)``."""
+        source = ops.cast(source_ids, "int32")
+        _, phi = self._run(self.encoder_layers, self.source_embedding(source), ops.not_equal(source, self.pad_id),
+                           None, False)
+        return phi
+
+    def decode_step(self, states, last_token_ids):
+        """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading ``last_token_ids (batch,)``."""
+        x = self.target_embedding(ops.cast(last_token_ids, "int32"))  # (B, E)
+        per, new_states = self.states_per_layer, []
+        for index, layer in enumerate(self.decoder_layers):
+            x, layer_states = layer.cell(x, list(states[index * per : (index + 1) * per]), training=False)
+            new_states += list(layer_states)
+        return ops.log_softmax(self.output_layer(x), axis=-1), new_states  # (B, V)
+
+    def next_log_probs(self, source, prefixes) -> np.ndarray:
+        """Next-token log-probabilities after each prefix: float ``(n, vocab)`` (NumPy).
+
+        Args:
+            source: int ``(source_len,)`` (one source for all prefixes) or ``(n, source_len)``.
+            prefixes: int ``(n, t)``, each starting with ``bos_id``.
+        """
+        prefixes = np.asarray(prefixes, dtype=np.int32)
+        source = np.asarray(source, dtype=np.int32)
+        if prefixes.ndim != 2 or prefixes.shape[1] < 1:
+            raise ValueError(f"prefixes must be int (n, t) with t >= 1, received shape {prefixes.shape}")
+        if source.ndim == 1:
+            source = np.broadcast_to(source, (len(prefixes), len(source)))
+        if source.ndim != 2 or len(source) != len(prefixes):
+            raise ValueError(
+                f"source must be (source_len,) or (n={len(prefixes)}, source_len), received shape {source.shape}"
+            )
+        logits = self((source, prefixes), training=False)[:, -1]  # (n, V)
+        return ops.convert_to_numpy(ops.log_softmax(logits, axis=-1))
+
+    def log_prob_fn(self, source):
+        """``fn(prefixes) -> (n, vocab)`` for one source: what ``elmo_keras.decoding`` strategies take."""
+        source = np.asarray(source, dtype=np.int32)
+        return lambda prefixes: self.next_log_probs(source, prefixes)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim, "units": self.units,
+            "num_layers": self.num_layers, "cell": self.cell, "dropout": self.dropout,
+            "pad_id": self.pad_id, "bos_id": self.bos_id, "eos_id": self.eos_id,
+        })
+        return config
+
+
+# -- data, training, persistence, evaluation ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Seq2SeqConfig:
+    """Architecture and training settings for ``train_seq2seq`` (the defaults are the app's toy model)."""
+
+    cell: str = "gru"
+    embedding_dim: int = 64
+    units: int = 128
+    num_layers: int = 1
+    dropout: float = 0.1
+    epochs: int = 25
+    batch_size: int = 32
+    learning_rate: float = 1e-2
+
+    def __post_init__(self):
+        if self.cell not in CELLS:
+            raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
+        for name in ("embedding_dim", "units", "num_layers", "epochs", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, received {value!r}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), received {self.dropout!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, received {self.learning_rate!r}")
+
+    def model_kwargs(self) -> dict:
+        return {k: getattr(self, k) for k in ("cell", "embedding_dim", "units", "num_layers", "dropout")}
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Seq2SeqConfig":
+        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown Seq2SeqConfig fields: {sorted(unknown)}")
+        return cls(**data)
+
+
+def encode_sources(sources, vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
+    """Word lists (or space-separated strings) → int32 ``(n, length or longest)``, right-padded with ``PAD_ID``."""
+    sources = [s.split() if isinstance(s, str) else list(s) for s in sources]
+    width = max(len(s) for s in sources) if length is None else length
+    ids = np.full((len(sources), width), PAD_ID, dtype=np.int32)
+    for i, words in enumerate(sources):
+        ids[i, : len(words)] = vocabulary.encode(words)[:width]
+    return ids
+
+
+def encode_pairs(pairs, vocabulary: Vocabulary) -> tuple[dict, np.ndarray]:
+    """``[(source words, target words)]`` → ``({"source", "target_in"}, target_out)``, all int32 and padded.
+
+    ``target_in = <bos> y_1 … y_n``, ``target_out = y_1 … y_n <eos>`` (teacher forcing).
+    """
+    targets = [vocabulary.encode(target) for _, target in pairs]
+    width = max(len(t) for t in targets) + 1
+    target_in = np.full((len(pairs), width), PAD_ID, dtype=np.int32)
+    target_out = np.full((len(pairs), width), PAD_ID, dtype=np.int32)
+    for i, ids in enumerate(targets):
+        target_in[i, : len(ids) + 1] = [BOS_ID, *ids]
+        target_out[i, : len(ids) + 1] = [*ids, EOS_ID]
+    return {"source": encode_sources([s for s, _ in pairs], vocabulary), "target_in": target_in}, target_out
+
+
+def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: int = 0, vocabulary=None,
+                  callbacks=None, verbose: int = 0, **overrides) -> Seq2Seq:
+    """Train a ``Seq2Seq`` from scratch, deterministically for a given ``seed``.
+
+    Args:
+        pairs: ``[(source words, target words)]``; default: the toy corpus's weighted training split.
+        config: a ``Seq2SeqConfig`` (or its dict); ``overrides`` replace single fields (``epochs=5``).
+        seed: seeds Python, NumPy and the backend (weights and shuffling).
+        vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``pairs``).
+        callbacks: Keras callbacks and/or plain ``fn(epoch, logs)`` called after every epoch.
+
+    Returns:
+        The model, with ``vocabulary``, ``config`` and ``training_summary`` (history, seconds).
+    """
+    from elmo_keras.data.seq2seq import seq2seq_pairs
+
+    config = config if isinstance(config, Seq2SeqConfig) else Seq2SeqConfig.from_dict(config or {})
+    config = dataclasses.replace(config, **overrides)
+    if pairs is None:
+        pairs = seq2seq_pairs("train")
+        vocabulary = vocabulary or Vocabulary.from_corpus([s + t for s, t in seq2seq_pairs("all")], lowercase=True)
+    if not pairs:
+        raise ValueError("pairs is empty")
+    vocabulary = vocabulary or Vocabulary.from_corpus([list(s) + list(t) for s, t in pairs], lowercase=True)
+    inputs, target_out = encode_pairs(pairs, vocabulary)
+
+    keras.utils.set_random_seed(int(seed))
+    model = Seq2Seq(len(vocabulary), **config.model_kwargs())
+    # No XLA here: compiling the recurrent training step takes ~13 s on CPU, longer than the whole training.
+    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    adapters = [c if isinstance(c, keras.callbacks.Callback) else keras.callbacks.LambdaCallback(
+        on_epoch_end=lambda epoch, logs, fn=c: fn(epoch + 1, dict(logs or {}))) for c in callbacks or []]
+    started = time.perf_counter()
+    history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
+                        callbacks=adapters, verbose=verbose)
+    model.vocabulary, model.config = vocabulary, config
+    model.training_summary = {
+        "config": config.to_dict(), "seed": int(seed), "num_pairs": len(pairs),
+        "train_seconds": round(time.perf_counter() - started, 2),
+        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
+    }
+    return model
+
+
+def save_seq2seq(model: Seq2Seq, directory) -> pathlib.Path:
+    """Write ``model.keras``, ``vocabulary.json`` and ``training.json`` into ``directory`` (created if needed)."""
+    if model.vocabulary is None:
+        raise ValueError("the model has no vocabulary; train it with train_seq2seq or set model.vocabulary first")
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / (MODEL_FILE + ".tmp.keras")
+    model.save(tmp)
+    os.replace(tmp, directory / MODEL_FILE)  # write then rename: never a half-written model.keras
+    model.vocabulary.save(directory / VOCABULARY_FILE)
+    summary = dict(model.training_summary or {})
+    if model.config is not None:
+        summary["config"] = model.config.to_dict()
+    (directory / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return directory
+
+
+def load_seq2seq(directory) -> Seq2Seq:
+    """Load a directory written by ``save_seq2seq``; a missing or mismatched file is an error naming it."""
+    directory = pathlib.Path(directory)
+    for name in (MODEL_FILE, VOCABULARY_FILE):
+        if not (directory / name).is_file():
+            raise FileNotFoundError(f"{directory / name} is missing: is {directory} a seq2seq model directory?")
+    model = keras.saving.load_model(directory / MODEL_FILE)
+    if not isinstance(model, Seq2Seq):
+        raise ValueError(f"{directory / MODEL_FILE} holds a {type(model).__name__}, not a Seq2Seq")
+    vocabulary = Vocabulary.load(directory / VOCABULARY_FILE)
+    if len(vocabulary) != model.vocab_size:
+        raise ValueError(f"{directory / VOCABULARY_FILE} has {len(vocabulary)} tokens, the model {model.vocab_size}")
+    summary_path = directory / SUMMARY_FILE
+    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+    model.vocabulary, model.training_summary = vocabulary, summary
+    model.config = Seq2SeqConfig.from_dict(summary["config"]) if "config" in summary else None
+    return model
+
+
+def evaluate_seq2seq(model: Seq2Seq, split: str = "heldout", beam_size: int = 5, max_len: int = 20) -> dict:
+    """Held-out quality of a model trained on the toy corpus.
+
+    Returns:
+        ``reference_token_accuracy``: teacher-forced token accuracy (``<eos>`` included) against each source's
+        most frequent target; ``beam_valid`` / ``greedy_valid``: fraction of sources whose top beam-search
+        (``beam_size``) / greedy output is one of its valid targets; ``num_sources``.
+    """
+    from elmo_keras.data.seq2seq import seq2seq_references
+    from elmo_keras.decoding.batched_beam import beam_search_batch
+
+    references = seq2seq_references(split)
+    sources = list(references)
+    inputs, target_out = encode_pairs([(s.split(), refs[0][0].split()) for s, refs in references.items()],
+                                      model.vocabulary)
+    predicted = np.argmax(ops.convert_to_numpy(model((inputs["source"], inputs["target_in"]))), axis=-1)
+    mask = target_out != PAD_ID
+    result = {"num_sources": len(sources),
+              "reference_token_accuracy": float((predicted == target_out)[mask].mean())}
+    for name, k in (("greedy_valid", 1), ("beam_valid", beam_size)):
+        best = beam_search_batch(model, inputs["source"], BOS_ID, EOS_ID, max_len, k, pad_id=PAD_ID)
+        outputs = [" ".join(h[0].words(model.vocabulary)) for h in best]
+        result[name] = float(np.mean([out in dict(references[s]) for s, out in zip(sources, outputs)]))
+    return result

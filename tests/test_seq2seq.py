@@ -1,0 +1,222 @@
+"""Seq2Seq: equations (NumPy re-derivation), masking, step API, saving, training on the toy corpus, decoding."""
+
+import numpy as np
+import pytest
+
+from elmo_keras._quiet import keras
+from elmo_keras.data.seq2seq import load_seq2seq_pairs, seq2seq_pairs, seq2seq_references
+from elmo_keras.decoding import beam_search, greedy, sample
+from elmo_keras.decoding.batched_beam import BatchedBeamSearch
+from elmo_keras.models.seq2seq import (
+    Seq2Seq,
+    Seq2SeqConfig,
+    encode_pairs,
+    encode_sources,
+    evaluate_seq2seq,
+    load_seq2seq,
+    save_seq2seq,
+    train_seq2seq,
+)
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
+
+SOURCE = np.array([[5, 6, 7, 0, 0], [8, 9, 0, 0, 0]], dtype=np.int32)
+TARGET_IN = np.array([[BOS_ID, 10, 11, 12], [BOS_ID, 13, 0, 0]], dtype=np.int32)
+
+
+def small_model(cell="gru", num_layers=1, seed=0):
+    keras.utils.set_random_seed(seed)
+    model = Seq2Seq(vocab_size=16, embedding_dim=6, units=8, num_layers=num_layers, cell=cell)
+    model((SOURCE, TARGET_IN))
+    return model
+
+
+# -- data -----------------------------------------------------------------------------------------------------
+def test_toy_corpus_shape_and_split():
+    frame = load_seq2seq_pairs()
+    assert frame["source"].nunique() == 123
+    assert frame.groupby("source")["target"].count().between(2, 3).all()
+    assert frame.groupby("source")["count"].nunique().eq(frame.groupby("source")["count"].count()).all()
+    words = {w for tokens in frame["source_tokens"] + frame["target_tokens"] for w in tokens}
+    train = frame[frame["split"] == "train"]
+    assert len(words) == 42 and words == {w for t in train["source_tokens"] + train["target_tokens"] for w in t}
+    assert len(seq2seq_references("heldout")) == 18
+    assert len(seq2seq_pairs("train")) == train["count"].sum()
+    assert seq2seq_references("all")["turn on the lamp"][0] == ("switch on the lamp", 3)
+    with pytest.raises(ValueError, match="split must be 'train', 'heldout' or 'all', received 'test'"):
+        seq2seq_pairs("test")
+
+
+def test_encode_pairs_teacher_forcing_layout():
+    from elmo_keras.text import Vocabulary
+
+    vocabulary = Vocabulary(["turn", "on", "it", "switch"])
+    inputs, target_out = encode_pairs([(["turn", "on", "it"], ["switch", "it", "on"]), (["it"], ["on"])], vocabulary)
+    np.testing.assert_array_equal(inputs["source"], [[4, 5, 6], [6, 0, 0]])
+    np.testing.assert_array_equal(inputs["target_in"], [[BOS_ID, 7, 6, 5], [BOS_ID, 5, 0, 0]])
+    np.testing.assert_array_equal(target_out, [[7, 6, 5, EOS_ID], [5, EOS_ID, 0, 0]])
+
+
+# -- the model ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, message", [
+    ({"units": 0}, "units must be a positive int, received 0"),
+    ({"cell": "rnn"}, "cell must be one of ('gru', 'lstm'), received 'rnn'"),
+    ({"dropout": 1.0}, "dropout must be in [0, 1), received 1.0"),
+    ({"eos_id": 16}, "eos_id must be in [0, vocab_size=16), received 16"),
+])
+def test_argument_errors(kwargs, message):
+    with pytest.raises(ValueError) as error:
+        Seq2Seq(vocab_size=16, **kwargs)
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"epochs": 0}, "epochs must be a positive int, received 0"),
+    ({"cell": "GRU"}, "cell must be one of ('gru', 'lstm'), received 'GRU'"),
+    ({"learning_rate": 0.0}, "learning_rate must be > 0, received 0.0"),
+])
+def test_config_errors(overrides, message):
+    with pytest.raises(ValueError) as error:
+        train_seq2seq(seq2seq_pairs("train")[:4], **overrides)
+    assert message in str(error.value)
+    with pytest.raises(ValueError, match="unknown Seq2SeqConfig fields: \\['layers'\\]"):
+        Seq2SeqConfig.from_dict({"layers": 2})
+
+
+def _gru(x, h, kernel, recurrent, bias):
+    """Keras GRU (reset_after=True) in NumPy: one step."""
+    x_z, x_r, x_h = np.split(x @ kernel + bias[0], 3, axis=-1)
+    h_z, h_r, h_h = np.split(h @ recurrent + bias[1], 3, axis=-1)
+    z, r = 1 / (1 + np.exp(-(x_z + h_z))), 1 / (1 + np.exp(-(x_r + h_r)))
+    return z * h + (1 - z) * np.tanh(x_h + r * h_h)
+
+
+def test_numpy_rederivation_phi_is_the_decoder_initial_state():
+    model = small_model()
+    weights = {w.path.split("/", 1)[1]: w.numpy() for w in model.weights}  # without the model's own name
+
+    def gru_weights(name):
+        return [weights[f"{name}/gru_cell/{w}"] for w in ("kernel", "recurrent_kernel", "bias")]
+
+    logits = keras.ops.convert_to_numpy(model((SOURCE, TARGET_IN)))
+    for row in range(2):
+        h = np.zeros(8)
+        for token in SOURCE[row][SOURCE[row] != PAD_ID]:  # padding is skipped: φ is the last real token's state
+            h = _gru(weights["source_embedding/embeddings"][token], h, *gru_weights("encoder_0"))
+        for t, token in enumerate(TARGET_IN[row]):
+            if token == PAD_ID:
+                break
+            h = _gru(weights["target_embedding/embeddings"][token], h, *gru_weights("decoder_0"))
+            expected = h @ weights["output/kernel"] + weights["output/bias"]
+            np.testing.assert_allclose(logits[row, t], expected, atol=1e-5)
+
+
+def test_loss_is_the_per_sequence_sum_of_cross_entropies():
+    model = small_model()
+    target_out = np.array([[10, 11, 12, EOS_ID], [13, EOS_ID, 0, 0]])
+    logits = keras.ops.convert_to_numpy(model((SOURCE, TARGET_IN)))
+    log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    picked = np.take_along_axis(log_probs, target_out[..., None], axis=-1)[..., 0]
+    expected = -(picked * (target_out != PAD_ID)).sum() / 2
+    loss = model.compute_loss(y=target_out, y_pred=keras.ops.convert_to_tensor(logits))
+    assert float(loss) == pytest.approx(expected, rel=1e-5)
+
+
+@pytest.mark.parametrize("cell, num_layers", [("gru", 1), ("lstm", 2)])
+def test_padding_never_changes_outputs(cell, num_layers):
+    model = small_model(cell, num_layers)
+    base = keras.ops.convert_to_numpy(model((SOURCE, TARGET_IN)))
+    padded = (np.pad(SOURCE, ((0, 0), (0, 3))), np.pad(TARGET_IN, ((0, 0), (0, 2))))  # PAD_ID = 0
+    more_padding = keras.ops.convert_to_numpy(model(padded))
+    np.testing.assert_allclose(more_padding[0, :4], base[0], atol=1e-6)
+    np.testing.assert_allclose(more_padding[1, :2], base[1, :2], atol=1e-6)
+    alone = keras.ops.convert_to_numpy(model((SOURCE[1:, :2], TARGET_IN[1:, :2])))
+    np.testing.assert_allclose(alone[0], base[1, :2], atol=1e-6)
+
+
+@pytest.mark.parametrize("cell, num_layers", [("gru", 1), ("lstm", 2)])
+def test_step_api_matches_the_full_sequence(cell, num_layers):
+    model = small_model(cell, num_layers)
+    full = keras.ops.convert_to_numpy(keras.ops.log_softmax(model((SOURCE[:1], TARGET_IN[:1])), axis=-1))[0]
+    states = model.encode(SOURCE[:1])
+    assert len(states) == num_layers * (1 if cell == "gru" else 2)
+    for t, token in enumerate(TARGET_IN[0]):
+        log_probs, states = model.decode_step(states, np.array([token]))
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(log_probs)[0], full[t], atol=1e-5)
+    np.testing.assert_allclose(model.next_log_probs(SOURCE[0], TARGET_IN[:1, :3]), full[None, 2], atol=1e-5)
+
+
+def test_next_log_probs_checks_shapes():
+    model = small_model()
+    with pytest.raises(ValueError, match="prefixes must be int \\(n, t\\)"):
+        model.next_log_probs(SOURCE[0], np.array([BOS_ID]))
+    with pytest.raises(ValueError, match="source must be \\(source_len,\\) or \\(n=1, source_len\\)"):
+        model.next_log_probs(SOURCE, np.array([[BOS_ID]]))
+
+
+def test_keras_file_round_trip(tmp_path):
+    model = small_model("lstm", 2)
+    model.save(tmp_path / "model.keras")
+    loaded = keras.saving.load_model(tmp_path / "model.keras")
+    assert isinstance(loaded, Seq2Seq) and loaded.get_config() == model.get_config()
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded((SOURCE, TARGET_IN))),
+                               keras.ops.convert_to_numpy(model((SOURCE, TARGET_IN))), atol=1e-6)
+    assert keras.saving.get_registered_name(Seq2Seq) == "elmo_keras>Seq2Seq"
+
+
+def test_training_is_deterministic_for_a_seed():
+    pairs = seq2seq_pairs("train")[:64]
+    a = train_seq2seq(pairs, seed=3, epochs=1, units=16, embedding_dim=8)
+    b = train_seq2seq(pairs, seed=3, epochs=1, units=16, embedding_dim=8)
+    for wa, wb in zip(a.get_weights(), b.get_weights()):
+        np.testing.assert_array_equal(wa, wb)
+    assert a.training_summary["history"]["loss"] == b.training_summary["history"]["loss"]
+
+
+# -- trained on the toy corpus (the app's default configuration) ----------------------------------------------------
+@pytest.fixture(scope="module")
+def trained():
+    return train_seq2seq(seed=0)
+
+
+@pytest.mark.slow
+def test_learns_the_toy_corpus(trained):
+    history = trained.training_summary["history"]["loss"]
+    assert history[-1] < 0.3 * history[0]
+    scores = evaluate_seq2seq(trained)
+    assert scores["num_sources"] == 18
+    assert scores["reference_token_accuracy"] >= 0.9  # 0.947 for seed 0
+    assert scores["beam_valid"] >= 0.75  # 15/18 held-out sources: the top beam output is a valid paraphrase
+
+
+@pytest.mark.slow
+def test_batched_beam_equals_function_beam_on_the_model(trained):
+    texts = list(seq2seq_references("heldout"))[:3] + ["turn on the lamp in the kitchen"]
+    sources = encode_sources(texts, trained.vocabulary)
+    search = BatchedBeamSearch(trained, BOS_ID, EOS_ID, max_len=12, beam_size=3, length_penalty=0.5, pad_id=PAD_ID)
+    for source, batched in zip(sources, search(sources)):
+        generic = beam_search(trained.log_prob_fn(source[source != PAD_ID]), BOS_ID, EOS_ID, 12, 3, length_penalty=0.5)
+        assert [h.tokens for h in batched] == [h.tokens for h in generic]
+        assert [h.log_prob for h in batched] == pytest.approx([h.log_prob for h in generic], abs=1e-4)
+
+
+@pytest.mark.slow
+def test_strategies_differ_on_a_source_with_several_targets(trained):
+    vocab = trained.vocabulary
+    fn = trained.log_prob_fn(encode_sources(["turn on the lamp"], vocab)[0])
+    valid = {target for target, _ in seq2seq_references("all")["turn on the lamp"]}
+    assert greedy(fn, BOS_ID, EOS_ID, 10).text(vocab) in valid
+    drawn = {h.text(vocab) for h in sample(fn, BOS_ID, EOS_ID, 10, seed=0, num_samples=40)}
+    assert len(drawn & valid) >= 2  # sampling reaches the other paraphrases
+
+
+@pytest.mark.slow
+def test_model_directory_round_trip(trained, tmp_path):
+    save_seq2seq(trained, tmp_path / "s2s")
+    loaded = load_seq2seq(tmp_path / "s2s")
+    assert loaded.vocabulary == trained.vocabulary and loaded.config == Seq2SeqConfig()
+    prefixes = np.array([[BOS_ID, 5]])
+    np.testing.assert_allclose(loaded.next_log_probs(SOURCE[0], prefixes), trained.next_log_probs(SOURCE[0], prefixes),
+                               atol=1e-6)
+    (tmp_path / "s2s" / "vocabulary.json").unlink()
+    with pytest.raises(FileNotFoundError, match="vocabulary.json is missing"):
+        load_seq2seq(tmp_path / "s2s")
