@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from elmo_keras._quiet import keras
+from elmo_keras.layers._time_loop import scan_time
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
 from elmo_keras.layers.sequence_ops import is_eager, reverse_within_length, sequence_lengths
 from keras import ops
@@ -15,13 +16,14 @@ class LSTMStack(keras.layers.Layer):
     """``num_layers`` ``ProjectedLSTMCell`` layers run over a sequence, forward or backward.
 
     The cell equations live in ``ProjectedLSTMCell.recurrent_step``; this layer only runs them fast: the
-    input matmul ``x · W + b`` is computed for all time steps at once, and the time loop is a
-    ``keras.ops.scan`` — or, with ``unroll=True`` and a length known when tracing, a Python-unrolled loop,
-    which XLA (``jit_compile=True``) turns into the fastest inference code. Training keeps ``unroll=False``:
-    XLA cannot compile the scan's gradient, and an unrolled training step takes long to compile.
+    input matmul ``x · W + b`` is computed for all time steps at once, and the time loop is a symbolic loop
+    (``_time_loop.scan_time``) — or, with ``unroll=True`` and a length known when tracing, a Python-unrolled
+    loop, which XLA (``jit_compile=True``) turns into the fastest inference code. Training keeps
+    ``unroll=False``: the symbolic loop's gradient compiles with XLA in seconds, an unrolled one in tens.
 
     Masking: padded outputs are zero and the final state is the one at each sequence's last real step, so
-    padding never changes the outputs or states of real steps (masks must be left-aligned: real tokens first). With ``go_backwards=True`` each sequence is read right-to-left *within its own
+    padding never changes the outputs or states of real steps (masks must be left-aligned: real tokens
+    first). With ``go_backwards=True`` each sequence is read right-to-left *within its own
     length* (its last real token first); outputs are returned in the original (left-to-right) order.
     Skip connections (``use_skip_connections``) add each layer's input to its output for layers 2..n, as in
     ELMo. Dropout is applied between layers (to the input of layers 2..n) in training only.
@@ -122,7 +124,7 @@ class LSTMStack(keras.layers.Layer):
                 new_h, new_c = cell.recurrent_step(gate_t, carry[0], carry[1])
                 return (new_h, new_c), (new_h, new_c)
 
-            _, (all_h, all_c) = ops.scan(step, (h, c), ops.moveaxis(gates, 1, 0))
+            _, (all_h, all_c) = scan_time(step, (h, c), ops.moveaxis(gates, 1, 0))
             all_h, all_c = ops.moveaxis(all_h, 0, 1), ops.moveaxis(all_c, 0, 1)
         outputs = all_h * ops.expand_dims(ops.cast(mask, all_h.dtype), -1)
         lengths = sequence_lengths(mask)  # (B,)

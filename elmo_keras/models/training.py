@@ -59,10 +59,11 @@ def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int |
 
 
 class ShuffledBatches(keras.utils.PyDataset):
-    """Shuffled training batches, deterministic for a given ``seed``, all padded to one length.
+    """Shuffled training batches, deterministic for a given ``seed``, all of one shape.
 
-    One length for every batch means one traced training graph (a new length would trace, and build, the
-    whole step again). Every epoch the sentences are shuffled, cut into pools of ``pool_batches`` batches
+    One shape for every batch means one compiled training step (a new shape would compile the whole step
+    again): every batch is padded to the corpus's longest sentence, and the last one with empty rows, which
+    carry no loss. Every epoch the sentences are shuffled, cut into pools of ``pool_batches`` batches
     and sorted by length inside each pool, so that a batch's sentences are of similar length; the batch
     order is shuffled too. Yields ``(inputs, targets)`` as ``encode_for_lm`` makes them.
     """
@@ -94,7 +95,12 @@ class ShuffledBatches(keras.utils.PyDataset):
 
     def __getitem__(self, index):
         batch = [self.sentences[i] for i in self._batches[index]]
-        return encode_for_lm(batch, self.vocabulary, self.encoder, length=self.length)
+        inputs, targets = encode_for_lm(batch, self.vocabulary, self.encoder, length=self.length)
+        missing = self.batch_size - len(batch)  # pad the last batch with empty rows: one shape, one compilation
+        if missing:
+            inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])
+            targets = np.concatenate([targets, np.zeros((missing,) + targets.shape[1:], targets.dtype)])
+        return inputs, targets
 
     def on_epoch_end(self):
         self.epoch += 1
@@ -196,9 +202,9 @@ def train_bilm(
     model = build_bilm_lm(config, len(vocabulary))
     model.vocabulary = vocabulary
     model.config = config
-    # Not XLA: XLA cannot compile the gradient of the symbolic time loop, and an unrolled loop takes ~40 s
-    # to compile on 2 cores; the plain graph trains as fast as XLA did once compiled.
-    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    # XLA compiles the training step (symbolic time loop, see layers/_time_loop.py) in a few seconds and runs
+    # it faster than the plain graph; the unrolled loop would take ~40 s to compile.
+    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=True)
     batches = ShuffledBatches(sentences, vocabulary, config.encoder, config.batch_size, seed=int(seed))
     keras_callbacks = [c if isinstance(c, keras.callbacks.Callback) else _ProgressAdapter(c) for c in callbacks or []]
     started = time.perf_counter()
