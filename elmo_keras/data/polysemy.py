@@ -2,11 +2,11 @@
 
 ``polysemy.tsv`` (UTF-8, tab-separated, one header row, no quoting) holds short everyday sentences:
 
-- 72 sentences for each target word, 36 per sense: **bank** (``money`` / ``river``), **play**
+- 96 sentences for each target word, 48 per sense: **bank** (``money`` / ``river``), **play**
   (``theatre``: the noun, a stage play / ``game``: the verb, to play a game or sport) and **right**
   (``direction``: left/right / ``correct``: correct, true). Each contains its target exactly once, as that
   exact token (any case), and the sense can be read off the context words;
-- about 150 filler sentences with no target word, on the same everyday topics and the same small
+- about 300 filler sentences with no target word, on the same everyday topics and the same small
   vocabulary, so that a small language model trained on the file learns general English context.
 
 Columns: ``id`` (stable integer), ``word`` and ``sense`` (empty for fillers), ``sentence``, ``target_index``

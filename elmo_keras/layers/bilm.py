@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from elmo_keras._quiet import keras
+from elmo_keras.layers.bidirectional import run_bidirectional
 from elmo_keras.layers.lstm_stack import LSTMStack
 from keras import ops
 
@@ -99,8 +100,11 @@ class BiLM(keras.layers.Layer):
         mask = self.token_encoder.compute_mask(inputs)  # (B, T)
         keep = ops.expand_dims(ops.cast(mask, tokens.dtype), -1)
         tokens = tokens * keep
-        forward = self.forward_lstm(tokens, mask=mask, training=training)  # L × (B, T, dim)
-        backward = self.backward_lstm(tokens, mask=mask, training=training)
+        if self.stateful:
+            forward = self.forward_lstm(tokens, mask=mask, training=training)  # L × (B, T, dim)
+            backward = self.backward_lstm(tokens, mask=mask, training=training)
+        else:  # both directions in one loop per layer: same results, half the loop iterations
+            forward, backward = run_bidirectional(self.forward_lstm, self.backward_lstm, tokens, mask, training)
         activations = [ops.concatenate([tokens, tokens], axis=-1)]
         activations += [ops.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
         return {"activations": activations, "mask": mask}

@@ -13,8 +13,9 @@ Equations (gate order ``i, f, g, o`` as in Keras, forget-gate bias folded into `
 This is the cell of bilm-tf (TensorFlow's ``LSTMCell(num_proj=..., cell_clip=..., proj_clip=...)``) with the
 gate order converted and its constant forget bias of 1.0 added to ``bias`` (see ``elmo_keras.pretrained``).
 
-``recurrent_step`` is the single source of these equations: the cell's ``call`` and the fast
-``LSTMStack`` both use it, the stack after computing ``x_t · W + b`` for all time steps at once.
+``lstm_step`` is the single source of these equations: the cell's ``call``, the fast ``LSTMStack`` and the
+two-direction loop of ``BiLM`` all use it, the last two after computing ``x_t · W + b`` for all time steps at
+once.
 """
 
 from __future__ import annotations
@@ -29,6 +30,31 @@ def _check_positive(name, value, allow_none=True):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise ValueError(f"{name} must be a positive number{' or None' if allow_none else ''}, received {value!r}")
     return value
+
+
+def lstm_step(input_gates, h, c, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
+    """The cell equations (module docstring) for one step; with ``lstm_update`` the single source of the math.
+
+    Shapes broadcast like ``ops.matmul``: ``input_gates (..., B, 4U)``, ``h (..., B, H)``, ``c (..., B, U)``,
+    ``recurrent_kernel (..., H, 4U)``, ``projection_kernel (..., U, P)`` — a leading axis of 2 runs a forward
+    and a backward cell together (``bidirectional.run_bidirectional``). Returns ``(h_t, c_t)``.
+    """
+    z = input_gates + ops.matmul(h, recurrent_kernel)
+    h, c, _ = lstm_update(z, c, projection_kernel, cell_clip, proj_clip)
+    return h, c
+
+
+def lstm_update(z, c, projection_kernel=None, cell_clip=None, proj_clip=None):
+    """From the gate pre-activations ``z = x·W + b + h·U`` `(..., 4U)` and ``c_{t-1}``: ``(h_t, c_t, c_t before clipping)``."""
+    z_i, z_f, z_g, z_o = ops.split(z, 4, axis=-1)
+    c_raw = ops.sigmoid(z_f) * c + ops.sigmoid(z_i) * ops.tanh(z_g)
+    c = c_raw if cell_clip is None else ops.clip(c_raw, -cell_clip, cell_clip)
+    h = ops.sigmoid(z_o) * ops.tanh(c)
+    if projection_kernel is not None:
+        h = ops.matmul(h, projection_kernel)
+        if proj_clip is not None:
+            h = ops.clip(h, -proj_clip, proj_clip)
+    return h, c, c_raw
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -113,17 +139,7 @@ class ProjectedLSTMCell(keras.layers.Layer):
 
     def recurrent_step(self, input_gates, h, c):
         """One step from precomputed ``x_t · W + b``: returns ``(h_t, c_t)`` (see module equations)."""
-        z = input_gates + ops.matmul(h, self.recurrent_kernel)
-        z_i, z_f, z_g, z_o = ops.split(z, 4, axis=-1)
-        c = ops.sigmoid(z_f) * c + ops.sigmoid(z_i) * ops.tanh(z_g)
-        if self.cell_clip is not None:
-            c = ops.clip(c, -self.cell_clip, self.cell_clip)
-        h = ops.sigmoid(z_o) * ops.tanh(c)
-        if self.projection_kernel is not None:
-            h = ops.matmul(h, self.projection_kernel)
-            if self.proj_clip is not None:
-                h = ops.clip(h, -self.proj_clip, self.proj_clip)
-        return h, c
+        return lstm_step(input_gates, h, c, self.recurrent_kernel, self.projection_kernel, self.cell_clip, self.proj_clip)
 
     def call(self, inputs, states, training=None):
         h, c = self.recurrent_step(self.input_gates(inputs), states[0], states[1])

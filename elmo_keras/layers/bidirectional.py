@@ -1,0 +1,70 @@
+"""Run a forward and a backward ``LSTMStack`` together: one time loop per layer for both directions.
+
+The two directions have their own weights but the same shapes, so each step can stack them on a leading
+axis of 2 — `(2, batch, …)` states, `(2, H, 4U)` recurrent kernels — and do both directions' matmuls in
+one batched call. That halves the number of loop iterations (and of graph-loop overhead) compared with
+running the two stacks one after the other, for the same arithmetic; the results are the same.
+Stateless only (``BiLM`` uses the stacks themselves when ``stateful=True``).
+"""
+
+from __future__ import annotations
+
+from elmo_keras._quiet import keras
+from elmo_keras.layers.lstm_sequence import lstm_sequence
+from elmo_keras.layers.projected_lstm_cell import lstm_step
+from elmo_keras.layers.sequence_ops import reverse_within_length
+from keras import ops
+
+
+def _stacked(a, b):
+    """Two weights of the same shape → `(2, ...)`; ``None`` stays ``None``."""
+    return None if a is None else ops.stack([a.value, b.value])  # .value: the backend tensor of a keras.Variable
+
+
+def _run_layer(forward_cell, backward_cell, inputs, mask, unroll):
+    """inputs `(2, B, T, D)` (backward half already reversed within length) → outputs `(2, B, T, H)`."""
+    gates = ops.stack([forward_cell.input_gates(inputs[0]), backward_cell.input_gates(inputs[1])])  # (2, B, T, 4U)
+    recurrent = _stacked(forward_cell.recurrent_kernel, backward_cell.recurrent_kernel)  # (2, H, 4U)
+    projection = _stacked(forward_cell.projection_kernel, backward_cell.projection_kernel)  # (2, U, P) or None
+    clips = (forward_cell.cell_clip, forward_cell.proj_clip)
+    steps = inputs.shape[2]
+    if unroll and steps is not None:
+        batch = ops.shape(inputs)[1]
+        h = ops.zeros((2, batch, forward_cell.output_size), dtype=gates.dtype)
+        c = ops.zeros((2, batch, forward_cell.units), dtype=gates.dtype)
+        outputs = []
+        for t in range(steps):
+            h, c = lstm_step(gates[:, :, t], h, c, recurrent, projection, *clips)
+            outputs.append(h)
+        all_h = ops.stack(outputs, axis=2)  # (2, B, T, H)
+    else:  # symbolic loop with a hand-written backward pass (fast training)
+        all_h = lstm_sequence(ops.moveaxis(gates, 2, 0), recurrent, projection, *clips)  # (T, 2, B, H)
+        all_h = ops.moveaxis(all_h, 0, 2)
+    # padding follows each sequence's real steps and the loop is causal: zeroing padded outputs suffices
+    return all_h * ops.cast(mask, all_h.dtype)[None, :, :, None]
+
+
+def run_bidirectional(forward, backward, inputs, mask, training=None):
+    """Outputs of ``forward`` and ``backward`` (two ``LSTMStack``s of the same configuration) on ``inputs``.
+
+    Args:
+        forward, backward: built ``LSTMStack`` layers, ``go_backwards`` False and True.
+        inputs: `(batch, time, dim)`; mask: `(batch, time)` bool, left-aligned.
+
+    Returns:
+        ``(forward_outputs, backward_outputs)``: two lists of ``num_layers`` tensors `(batch, time, output_dim)`,
+        equal to ``forward(inputs, mask)`` and ``backward(inputs, mask)``.
+    """
+    mask = ops.cast(mask, "bool")
+    layer_input = ops.stack([inputs, reverse_within_length(inputs, mask)])  # (2, B, T, D)
+    forward_outputs, backward_outputs = [], []
+    for i, (forward_cell, backward_cell) in enumerate(zip(forward.cells, backward.cells)):
+        if i > 0 and forward.dropout_layer is not None:
+            layer_input = forward.dropout_layer(layer_input, training=training)
+        output = _run_layer(forward_cell, backward_cell, layer_input, mask, forward.unroll)
+        if i > 0 and forward.use_skip_connections:
+            output = output + layer_input
+        forward_outputs.append(output[0])
+        backward_outputs.append(reverse_within_length(output[1], mask))
+        layer_input = output
+    return forward_outputs, backward_outputs
