@@ -25,7 +25,7 @@ import numpy as np
 from elmo_keras._quiet import keras  # noqa: F401  (quiet TensorFlow start-up)
 from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding import beam_search
-from elmo_keras.decoding._compile import compile_function
+from elmo_keras._backend import compile_function
 from elmo_keras.decoding.batched_beam import BatchedBeamSearch
 from elmo_keras.decoding.hypothesis import make_hypothesis, rank_hypotheses
 from elmo_keras.models.seq2seq import encode_sources, train_seq2seq

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from elmo_keras.layers._time_loop import scan_time
+from elmo_keras._backend import scan_time
 from elmo_keras.layers.lstm_sequence import lstm_sequence
 from elmo_keras.layers.projected_lstm_cell import lstm_step
 

@@ -10,7 +10,7 @@ A step model carries RNN states instead of re-reading prefixes:
 ``beam_size × vocab`` candidates and reorders the states by parent; a ``keras.ops.while_loop`` runs the steps
 (stopping when every source has ``beam_size`` finished hypotheses or at ``max_len``) and keeps the token
 histories and the finished list in tensors too. Encoder, loop and bookkeeping are compiled together
-(``_compile.compile_function``: XLA under TensorFlow), so a batch costs one call; the host only turns the
+(``_backend.compile_function``: XLA under TensorFlow), so a batch costs one call; the host only turns the
 final arrays into ``Hypothesis`` objects.
 
 The algorithm is exactly ``beam.beam_search`` (same shrinking beam, same stable tie-breaking, ``-inf`` never
@@ -25,7 +25,7 @@ import numpy as np
 
 from elmo_keras._quiet import keras  # noqa: F401  (quiet TensorFlow start-up before keras.ops)
 from elmo_keras.decoding._checks import check_int, check_length_penalty, check_optional_int
-from elmo_keras.decoding._compile import compile_function
+from elmo_keras._backend import compile_function
 from elmo_keras.decoding.hypothesis import Hypothesis, make_hypothesis, rank_hypotheses
 from keras import ops
 

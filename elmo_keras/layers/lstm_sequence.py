@@ -11,7 +11,7 @@ steps at once. The equations are ``projected_lstm_cell.lstm_update``'s (the forw
 from __future__ import annotations
 
 from elmo_keras._quiet import keras
-from elmo_keras.layers._time_loop import scan_time
+from elmo_keras._backend import scan_time
 from elmo_keras.layers.projected_lstm_cell import lstm_update
 from keras import ops
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from elmo_keras._quiet import keras
-from elmo_keras.layers._time_loop import scan_time
+from elmo_keras._backend import scan_time
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
-from elmo_keras.layers.sequence_ops import is_eager, reverse_within_length, sequence_lengths
+from elmo_keras._backend import is_eager
+from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengths
 from keras import ops
 
 
@@ -17,7 +18,7 @@ class LSTMStack(keras.layers.Layer):
 
     The cell equations live in ``ProjectedLSTMCell.recurrent_step``; this layer only runs them fast: the
     input matmul ``x · W + b`` is computed for all time steps at once, and the time loop is a symbolic loop
-    (``_time_loop.scan_time``) — or, with ``unroll=True`` and a length known when tracing, a Python-unrolled
+    (``_backend.scan_time``) — or, with ``unroll=True`` and a length known when tracing, a Python-unrolled
     loop, which XLA (``jit_compile=True``) turns into the fastest inference code. Training keeps
     ``unroll=False``: the symbolic loop's gradient compiles with XLA in seconds, an unrolled one in tens.
 

@@ -75,17 +75,3 @@ def remove_sentence_boundaries(outputs, mask):
     inner_mask = positions < ops.expand_dims(lengths, 1)
     inner = ops.where(ops.expand_dims(inner_mask, -1), inner, ops.zeros_like(inner))
     return inner, inner_mask
-
-
-def is_eager(tensor) -> bool:
-    """True when ``tensor`` holds concrete values (not traced inside a compiled function)."""
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        return tf.executing_eagerly()
-    if backend == "jax":
-        import jax
-
-        return not isinstance(tensor, jax.core.Tracer)
-    return True

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from elmo_keras._backend import compile_for_inference
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
@@ -46,22 +47,6 @@ class WordIdEncoder:
         for i, sentence in enumerate(sentences):
             ids[i, : len(sentence) + 2] = [BOS_ID, *self.vocabulary.encode(sentence), EOS_ID]
         return ids
-
-
-def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> Callable:
-    """``fn`` as a TensorFlow graph (the only backend-specific code here; other backends run ``fn`` as is).
-
-    ``"graph"``: one ``tf.function`` trace with symbolic batch and time (the LSTM loop becomes a
-    ``while`` loop), reused for every shape. ``"xla"``: ``tf.function(jit_compile=True)``, compiled once per
-    input shape. ``"eager"``: ``fn`` itself.
-    """
-    if execution == "eager" or keras.backend.backend() != "tensorflow":
-        return fn
-    import tensorflow as tf
-
-    if execution == "graph":
-        return tf.function(fn, input_signature=[tf.TensorSpec((None, None) + tuple(input_shape[2:]), tf.int32)])
-    return tf.function(fn, jit_compile=True)
 
 
 class ElmoEmbedder:

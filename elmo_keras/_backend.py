@@ -1,0 +1,94 @@
+"""Everything backend-specific in elmo_keras, in one place; the rest is written with ``keras.ops``.
+
+- ``scan_time``: the symbolic loop over time steps. ``keras.ops.scan`` on TensorFlow keeps its carry in
+  ``TensorArray``s and gives ``tf.while_loop`` no ``maximum_iterations``, which costs extra reads/writes every
+  step and makes the loop impossible to differentiate under XLA; on TensorFlow we run ``tf.while_loop``
+  ourselves with plain tensors as the carry. Other backends use ``keras.ops.scan``.
+- ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit``; eager elsewhere.
+- ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager).
+- ``is_eager``: whether a tensor holds values (stateful layers need that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from elmo_keras._quiet import keras
+from keras import ops
+
+
+def scan_time(step, carry, xs):
+    """Run ``carry, y = step(carry, xs[t])`` for ``t = 0 … T−1``.
+
+    Args:
+        step: ``fn(carry: tuple of tensors, x_t) -> (new_carry, y_t)`` with ``y_t`` a tuple of tensors.
+        carry: tuple of tensors.
+        xs: `(T, ...)` tensor, time-major.
+
+    Returns:
+        ``(final_carry, ys)`` with every ``ys[i]`` stacked time-major `(T, ...)`.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return ops.scan(step, carry, xs)
+    import tensorflow as tf
+
+    steps = tf.shape(xs)[0]
+    probe_carry, probe_y = step(carry, xs[0])  # traced once for the output structure (dead code in the graph)
+    del probe_carry
+    arrays = tuple(
+        tf.TensorArray(y.dtype, size=steps, element_shape=y.shape, clear_after_read=True) for y in probe_y
+    )
+
+    def body(t, carry, arrays):
+        new_carry, ys = step(carry, xs[t])
+        return t + 1, tuple(new_carry), tuple(a.write(t, y) for a, y in zip(arrays, ys))
+
+    _, final_carry, arrays = tf.while_loop(
+        lambda t, *_: t < steps, body, (tf.constant(0), tuple(carry), arrays),
+        maximum_iterations=xs.shape[0] if xs.shape[0] is not None else steps,
+    )
+    return final_carry, tuple(a.stack() for a in arrays)
+
+
+def compile_function(fn):
+    """``fn`` compiled for the current Keras backend (retraced per input shape)."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(fn, jit_compile=True)
+    if backend == "jax":
+        import jax
+
+        return jax.jit(fn)
+    return fn
+
+
+def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> Callable:
+    """``fn`` as a TensorFlow graph (the only backend-specific code here; other backends run ``fn`` as is).
+
+    ``"graph"``: one ``tf.function`` trace with symbolic batch and time (the LSTM loop becomes a
+    ``while`` loop), reused for every shape. ``"xla"``: ``tf.function(jit_compile=True)``, compiled once per
+    input shape. ``"eager"``: ``fn`` itself.
+    """
+    if execution == "eager" or keras.backend.backend() != "tensorflow":
+        return fn
+    import tensorflow as tf
+
+    if execution == "graph":
+        return tf.function(fn, input_signature=[tf.TensorSpec((None, None) + tuple(input_shape[2:]), tf.int32)])
+    return tf.function(fn, jit_compile=True)
+
+
+def is_eager(tensor) -> bool:
+    """True when ``tensor`` holds concrete values (not traced inside a compiled function)."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.executing_eagerly()
+    if backend == "jax":
+        import jax
+
+        return not isinstance(tensor, jax.core.Tracer)
+    return True
