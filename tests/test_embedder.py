@@ -13,9 +13,9 @@ from elmo_keras.pretrained.embedder import (
     SENTENCE_TO_INDEX,
     ElmoEmbedder,
     WordIdEncoder,
-    encode_characters,
     read_sentence_file,
 )
+from elmo_keras.text.batching import encode_characters
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
 from keras import ops
 

@@ -13,7 +13,8 @@ from elmo_keras.models.seq2seq import (
     save_seq2seq,
     train_seq2seq,
 )
-from elmo_keras.models.training import encode_for_lm, encode_word_ids, perplexities, train_bilm, unigram_perplexity
+from elmo_keras.models.training import encode_for_lm, perplexities, train_bilm, unigram_perplexity
+from elmo_keras.text.batching import encode_word_ids
 
 __all__ = [
     "PRESETS", "BiLMConfig", "BiLanguageModel", "Perplexity", "Seq2Seq", "Seq2SeqConfig", "build_bilm_lm",

@@ -12,9 +12,9 @@ import numpy as np
 from elmo_keras._quiet import keras
 from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, get_preset
-from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
+from elmo_keras.text.batching import encode_characters, encode_word_ids
 from elmo_keras.text.tokenizer import tokenize
-from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+from elmo_keras.text.vocabulary import EOS_ID, Vocabulary
 
 ProgressCallback = Callable[[int, dict], None]
 
@@ -32,16 +32,6 @@ def as_token_lists(corpus: Sequence[str | Sequence[str]], name: str = "corpus") 
     return sentences
 
 
-def encode_word_ids(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
-    """`<S> tokens </S>` word ids, right-padded with 0: int32 `(batch, length or longest + 2)`."""
-    longest = max(len(s) for s in sentences) + 2
-    length = longest if length is None else max(length, longest)
-    ids = np.full((len(sentences), length), PAD_ID, dtype=np.int32)
-    for i, sentence in enumerate(sentences):
-        ids[i, : len(sentence) + 2] = [BOS_ID, *vocabulary.encode(sentence), EOS_ID]
-    return ids
-
-
 def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int | None = None):
     """Model inputs and word-id targets for ``sentences`` (boundaries added).
 
@@ -52,10 +42,7 @@ def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int |
     targets = encode_word_ids(sentences, vocabulary, length)
     if encoder == "word":
         return targets, targets
-    chars = batch_to_ids([[BOS_TOKEN, *s, EOS_TOKEN] for s in sentences])
-    padded = np.zeros(targets.shape + (chars.shape[-1],), dtype=np.int32)
-    padded[:, : chars.shape[1]] = chars
-    return padded, targets
+    return encode_characters(sentences, targets.shape[1]), targets
 
 
 class ShuffledBatches(keras.utils.PyDataset):

@@ -13,8 +13,8 @@ from elmo_keras._backend import compile_for_inference
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
-from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, MAX_CHARS_PER_TOKEN, batch_to_ids
-from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+from elmo_keras.text.batching import encode_characters, encode_word_ids
+from elmo_keras.text.vocabulary import Vocabulary
 from keras import ops
 
 OUTPUT_FORMATS = ("all", "top", "average")
@@ -28,14 +28,6 @@ InputEncoder = Callable[[Sequence[Sequence[str]], int], np.ndarray]
 ProgressCallback = Callable[[int, int], None]  # (sentences done, total)
 
 
-def encode_characters(sentences: Sequence[Sequence[str]], time: int) -> np.ndarray:
-    """``<S> tokens </S>`` as ELMo character ids, zero-padded: int32 `(batch, time, 50)`."""
-    ids = batch_to_ids([[BOS_TOKEN, *sentence, EOS_TOKEN] for sentence in sentences])
-    padded = np.zeros((len(sentences), time, MAX_CHARS_PER_TOKEN), dtype=np.int32)
-    padded[:, : ids.shape[1]] = ids
-    return padded
-
-
 class WordIdEncoder:
     """``<S> tokens </S>`` as word ids of ``vocabulary`` (unknown words → ``<unk>``), padded with ``PAD_ID``."""
 
@@ -43,10 +35,7 @@ class WordIdEncoder:
         self.vocabulary = vocabulary
 
     def __call__(self, sentences: Sequence[Sequence[str]], time: int) -> np.ndarray:
-        ids = np.full((len(sentences), time), PAD_ID, dtype=np.int32)
-        for i, sentence in enumerate(sentences):
-            ids[i, : len(sentence) + 2] = [BOS_ID, *self.vocabulary.encode(sentence), EOS_ID]
-        return ids
+        return encode_word_ids(sentences, self.vocabulary, time)
 
 
 class ElmoEmbedder:
