@@ -12,10 +12,6 @@ from elmo_keras.models.training import encode_for_lm
 DEFAULT_BATCH_SIZE = 64
 
 
-def _encoder_kind(model: BiLanguageModel) -> str:
-    return "word" if model.bilm.token_encoder.__class__.__name__ == "WordEmbedding" else "char"
-
-
 def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[str]], batch_size: int = DEFAULT_BATCH_SIZE):
     """Every layer's activations for each sentence, boundaries removed.
 
@@ -31,7 +27,7 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
     results = []
     for start in range(0, len(sentences), batch_size):
         batch = sentences[start : start + batch_size]
-        inputs, _ = encode_for_lm(batch, model.vocabulary, _encoder_kind(model))
+        inputs, _ = encode_for_lm(batch, model.vocabulary, model.encoder_kind)
         outputs = model.bilm(inputs, training=False)
         stacked = np.stack([np.asarray(a) for a in outputs["activations"]])  # (L, B, T, D)
         results += [stacked[:, i, 1 : len(s) + 1] for i, s in enumerate(batch)]

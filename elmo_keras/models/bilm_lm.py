@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.text.vocabulary import PAD_ID
 from keras import ops
 
@@ -61,6 +62,11 @@ class BiLanguageModel(keras.Model):
         self.backward_perplexity = Perplexity(name="backward_perplexity")
         self.vocabulary = None  # set by the training helpers and load_bilm; saved beside the model
         self.training_summary = {}
+
+    @property
+    def encoder_kind(self) -> str:
+        """``"char"`` for a ``CharCNN`` token encoder (input: character ids), else ``"word"`` (word ids)."""
+        return "char" if isinstance(self.bilm.token_encoder, CharCNN) else "word"
 
     def build(self, input_shape):
         if not self.bilm.built:

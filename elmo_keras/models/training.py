@@ -108,7 +108,7 @@ class _ProgressAdapter(keras.callbacks.Callback):
 def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dict:
     """Forward and backward perplexity of ``model`` on ``sentences`` (token lists or strings)."""
     sentences = as_token_lists(sentences)
-    inputs, targets = encode_for_lm(sentences, model.vocabulary, _encoder_of(model))
+    inputs, targets = encode_for_lm(sentences, model.vocabulary, model.encoder_kind)
     model.forward_perplexity.reset_state()
     model.backward_perplexity.reset_state()
     for start in range(0, len(sentences), batch_size):
@@ -136,10 +136,6 @@ def unigram_perplexity(train_sentences, eval_sentences, vocabulary: Vocabulary) 
             log_prob += math.log((counts[token_id] + 1) / total)
             n += 1
     return math.exp(-log_prob / n)
-
-
-def _encoder_of(model: BiLanguageModel) -> str:
-    return "word" if model.bilm.token_encoder.__class__.__name__ == "WordEmbedding" else "char"
 
 
 def train_bilm(
