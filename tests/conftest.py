@@ -20,3 +20,7 @@ def shared_fixtures() -> pathlib.Path:
     if not (SHARED_FIXTURES / "elmo_bilm_tf" / "lm_weights.hdf5").exists():
         pytest.skip(f"original ELMo fixtures not found at {SHARED_FIXTURES} (they live in ../shared/fixtures)")
     return SHARED_FIXTURES
+
+
+# fixtures of the explorer and app tests (a models directory with tiny trained models)
+from tests.explorer_fixtures import app_env, tiny_model, tiny_models_dir  # noqa: E402,F401

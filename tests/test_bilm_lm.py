@@ -1,6 +1,5 @@
 """BiLanguageModel: the loss is the two directions' mean cross-entropies; training; save/load round trip."""
 
-import json
 
 import numpy as np
 import pytest

@@ -90,7 +90,7 @@ def test_skip_connections_add_the_layer_input():
     np.testing.assert_allclose(s[0], p[0], atol=1e-7)
     assert not np.allclose(s[1], p[1])
     # layer 2 with skip = LSTM(layer-1 output) + layer-1 output
-    out, _ = skip.cells[1], None
+
     manual = np.asarray(keras.layers.RNN(skip.cells[1], return_sequences=True)(s[0])) + s[0]
     np.testing.assert_allclose(s[1], manual, atol=1e-6)
 

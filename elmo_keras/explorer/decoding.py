@@ -1,0 +1,210 @@
+"""Side-by-side decoding on the toy seq2seq model: greedy, beam, top-k and nucleus sampling, with traces.
+
+The seq2seq model is trained on first use (``train_default_seq2seq``) and saved beside the biLMs under the
+reserved name ``seq2seq-toy``. ``compare_strategies`` is the decoding page's one service call: every
+strategy on one source, each output with its total and per-token log-probabilities, ``num_samples`` draws
+per sampling strategy with their diversity, and the traces the beam tree and the distribution chart need.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from elmo_keras.decoding import beam_search, greedy, sample
+from elmo_keras.decoding.trace import DecodeTrace
+from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef
+from elmo_keras.text.tokenizer import tokenize
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, SPECIAL_TOKENS
+
+GREEDY, BEAM, TOP_K, NUCLEUS = "greedy", "beam", "top-k sampling", "nucleus sampling"
+STRATEGIES = (GREEDY, BEAM, TOP_K, NUCLEUS)
+MAX_SOURCE_TOKENS = 20
+
+
+@dataclass(frozen=True)
+class DecodeSettings:
+    """The decoding page's controls."""
+
+    beam_size: int = 3
+    top_k: int = 5
+    top_p: float = 0.9
+    temperature: float = 1.0
+    length_penalty: float = 0.0
+    max_len: int = 12
+    num_samples: int = 10
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Output:
+    """One decoded sequence: its words, total log-probability, score and per-token log-probabilities."""
+
+    text: str
+    log_prob: float
+    score: float
+    finished: bool
+    tokens: pd.DataFrame  # token, log_prob (one row per generated token, </S> included when emitted)
+
+
+@dataclass(frozen=True)
+class StrategyResult:
+    name: str
+    params: str  # the settings that apply, for the column header
+    outputs: list  # [Output], best first (beam) or in draw order (sampling)
+    trace: DecodeTrace
+    diversity: dict | None  # sampling only: samples, distinct, distinct_fraction, repetition, mean_log_prob
+
+
+@dataclass(frozen=True)
+class DecodingView:
+    source: str
+    settings: DecodeSettings
+    results: dict  # strategy name → StrategyResult
+    vocabulary: object
+
+
+# -- the model on disk ---------------------------------------------------------------------------------------
+def seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
+    """The saved seq2seq model, or None if it has not been trained yet."""
+    path = pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME / "model.keras"
+    if not path.is_file() or not (path.parent / "vocabulary.json").is_file():
+        return None
+    return ModelRef(str(pathlib.Path(models_dir)), SEQ2SEQ_DIR_NAME, path.stat().st_mtime_ns)
+
+
+def train_default_seq2seq(models_dir: str | os.PathLike, progress: Callable[[int, dict], None] | None = None,
+                          seed: int = 0, **overrides) -> ModelRef:
+    """Train the toy seq2seq model (``Seq2SeqConfig`` defaults, or ``overrides``) and save it."""
+    from elmo_keras.models.seq2seq import save_seq2seq, train_seq2seq
+
+    model = train_seq2seq(seed=seed, callbacks=[progress] if progress else None, **overrides)
+    save_seq2seq(model, pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME)
+    return seq2seq_ref(models_dir)
+
+
+def load_seq2seq_model(ref: ModelRef):
+    from elmo_keras.models.seq2seq import load_seq2seq
+
+    return load_seq2seq(ref.path)
+
+
+def default_epochs() -> int:
+    from elmo_keras.models.seq2seq import Seq2SeqConfig
+
+    return Seq2SeqConfig().epochs
+
+
+def source_choices() -> list[str]:
+    """Sources of the toy dataset, held-out ones first (the model never saw them)."""
+    from elmo_keras.data.seq2seq import seq2seq_references
+
+    heldout = list(seq2seq_references("heldout"))
+    return heldout + [s for s in seq2seq_references("train") if s not in heldout]
+
+
+def encode_source(text: str, vocabulary) -> list[int]:
+    """Word ids of a typed source; a ``ValueError`` lists words the model does not know."""
+    words = [t.lower() for t in tokenize(text or "")]
+    if not words:
+        raise ValueError("Type a source sentence, or pick one from the dataset.")
+    if len(words) > MAX_SOURCE_TOKENS:
+        raise ValueError(f"The source has {len(words)} words; the limit is {MAX_SOURCE_TOKENS}.")
+    unknown = [w for w in dict.fromkeys(words) if w not in vocabulary or w in SPECIAL_TOKENS]
+    if unknown:
+        known = sorted(t for t in vocabulary.tokens if t not in SPECIAL_TOKENS)
+        raise ValueError(f"The model does not know {', '.join(repr(w) for w in unknown)}. "
+                         f"Its {len(known)} words: {' '.join(known)}.")
+    return vocabulary.encode(words)
+
+
+# -- per-token log-probabilities and diversity -------------------------------------------------------------------
+def token_log_probs(next_log_probs, sequences: list[tuple[int, ...]], bos_id: int = BOS_ID) -> list[np.ndarray]:
+    """Each token's log-probability given its prefix, batched over ``sequences`` (one model call per position)."""
+    result = [np.zeros(len(s)) for s in sequences]
+    for position in range(max((len(s) for s in sequences), default=0)):
+        rows = [i for i, s in enumerate(sequences) if len(s) > position]
+        prefixes = np.array([(bos_id, *sequences[i][:position]) for i in rows], dtype=np.int64)
+        log_probs = np.asarray(next_log_probs(prefixes), dtype=np.float64)  # (len(rows), V)
+        for row, i in enumerate(rows):
+            result[i][position] = log_probs[row, sequences[i][position]]
+    return result
+
+
+def repetition_rate(tokens) -> float:
+    """Fraction of an output's words that repeat an earlier word of the same output."""
+    tokens = list(tokens)
+    return 0.0 if not tokens else 1.0 - len(set(tokens)) / len(tokens)
+
+
+def diversity(outputs: list[Output]) -> dict:
+    """How different ``outputs`` are: distinct texts, mean within-output repetition, mean log-probability."""
+    texts = [o.text for o in outputs]
+    return {
+        "samples": len(texts),
+        "distinct": len(set(texts)),
+        "distinct_fraction": len(set(texts)) / max(len(texts), 1),
+        "repetition": float(np.mean([repetition_rate(t.split()) for t in texts])) if texts else 0.0,
+        "mean_log_prob": float(np.mean([o.log_prob for o in outputs])) if outputs else float("nan"),
+    }
+
+
+def _outputs(hypotheses, next_log_probs, vocabulary) -> list[Output]:
+    per_token = token_log_probs(next_log_probs, [h.tokens for h in hypotheses])
+    return [
+        Output(h.text(vocabulary), h.log_prob, h.score, h.finished,
+               pd.DataFrame({"token": vocabulary.decode(h.tokens), "log_prob": values}))
+        for h, values in zip(hypotheses, per_token)
+    ]
+
+
+def run_strategies(next_log_probs, vocabulary, settings: DecodeSettings, bos_id: int = BOS_ID,
+                   eos_id: int = EOS_ID) -> dict:
+    """Every strategy on one ``next_log_probs`` function (a model on one source, or a table)."""
+    s = settings
+    greedy_result, greedy_trace = greedy(next_log_probs, bos_id, eos_id, s.max_len, return_trace=True)
+    beams, beam_trace = beam_search(next_log_probs, bos_id, eos_id, s.max_len, beam_size=s.beam_size,
+                                    length_penalty=s.length_penalty, return_trace=True)
+    results = {
+        GREEDY: StrategyResult(GREEDY, f"max length {s.max_len}", _outputs([greedy_result], next_log_probs, vocabulary),
+                               greedy_trace, None),
+        BEAM: StrategyResult(BEAM, f"k = {s.beam_size}, α = {s.length_penalty:g}",
+                             _outputs(beams, next_log_probs, vocabulary), beam_trace, None),
+    }
+    for offset, (name, top_k, top_p, label) in enumerate((
+        (TOP_K, s.top_k, None, f"k = {s.top_k}, T = {s.temperature:g}"),
+        (NUCLEUS, None, s.top_p, f"p = {s.top_p:g}, T = {s.temperature:g}"),
+    )):
+        rng = np.random.default_rng([s.seed, offset])  # one stream per strategy, reproducible from the seed
+        draws, trace = sample(next_log_probs, bos_id, eos_id, s.max_len, temperature=s.temperature, top_k=top_k,
+                              top_p=top_p, seed=rng, num_samples=s.num_samples, return_trace=True)
+        outputs = _outputs(draws, next_log_probs, vocabulary)
+        results[name] = StrategyResult(name, f"{label}, {s.num_samples} samples, seed {s.seed}", outputs, trace,
+                                       diversity(outputs))
+    return results
+
+
+def compare_strategies(model, source: str, settings: DecodeSettings) -> DecodingView:
+    """Decode ``source`` with every strategy (see the module docstring).
+
+    Raises:
+        ValueError: an empty source, or words the model does not know (listed).
+    """
+    source_ids = encode_source(source, model.vocabulary)
+    next_log_probs = model.log_prob_fn(np.array(source_ids, dtype=np.int32))
+    results = run_strategies(next_log_probs, model.vocabulary, settings, model.bos_id, model.eos_id)
+    return DecodingView(" ".join(model.vocabulary.decode(source_ids)), settings, results, model.vocabulary)
+
+
+def outputs_table(result: StrategyResult) -> pd.DataFrame:
+    """``output, log_prob, score, tokens`` per output; the per-token column reads ``word (−0.12)``."""
+    return pd.DataFrame([
+        {"output": o.text, "log P": round(o.log_prob, 3), "score": round(o.score, 3), "finished": o.finished,
+         "per token": " ".join(f"{t} ({lp:+.2f})" for t, lp in zip(o.tokens["token"], o.tokens["log_prob"]))}
+        for o in result.outputs
+    ])

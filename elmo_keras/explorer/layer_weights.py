@@ -1,0 +1,207 @@
+"""ELMo's task-specific layer weights on the frozen biLM: ``head(γ · Σ_j softmax(s)_j h_j)``, trained per task.
+
+For each probe task (``probe_tasks``) the page shows three things:
+
+1. the learned mix: a ``ScalarMix`` (s₀…s_L, γ: "this task learned L + 2 numbers") trained jointly with a
+   linear softmax head on cached activations (Keras, a few epochs, fixed seed), and its held-out accuracy;
+2. a linear softmax probe per single layer, trained alongside in the same ``fit``, for comparison;
+3. ``rescore``: the held-out accuracy of the *same* trained head for any s and γ, in NumPy. The head is
+   linear, so ``head(γ Σ a_j h_j) = γ Σ a_j (h_j W) + b``: the per-layer logits ``h_j W`` are computed once and
+   a slider move costs one weighted sum.
+
+``findings`` states what the numbers show, whichever way they come out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from elmo_keras.explorer.probe_tasks import POS, SENSE, ProbeTask, corpus_activations, pos_task, sense_task
+
+MIX_EPOCHS = 30
+MIX_LEARNING_RATE = 0.02
+MIX_BATCH_SIZE = 256
+
+
+@dataclass(frozen=True)
+class MixHead:
+    """The trained ``ScalarMix`` parameters and the linear softmax head."""
+
+    scalar_parameters: np.ndarray  # (L,) raw s (before the softmax)
+    gamma: float
+    kernel: np.ndarray  # (D, C)
+    bias: np.ndarray  # (C,)
+
+    @property
+    def weights(self) -> np.ndarray:
+        return softmax(self.scalar_parameters)
+
+
+@dataclass(frozen=True)
+class TaskReport:
+    """One task's results (small arrays only: what the page needs to redraw and rescore)."""
+
+    name: str
+    title: str
+    kind: str
+    head: MixHead
+    heldout_accuracy: float
+    probe_accuracies: np.ndarray  # (L,) single-layer linear softmax probes, held-out
+    majority_accuracy: float
+    layer_logits: np.ndarray  # (L, n_test, C) = h_j W on the held-out examples
+    test_labels: np.ndarray  # (n_test,)
+    num_train: int
+    num_classes: int
+
+    @property
+    def num_test(self) -> int:
+        return int(len(self.test_labels))
+
+    @property
+    def num_layers(self) -> int:
+        return int(self.layer_logits.shape[0])
+
+
+@dataclass(frozen=True)
+class LayerWeightReport:
+    reports: list  # [TaskReport]
+    skipped: list  # reasons a task could not be built on this corpus
+    findings: list  # sentences computed from the numbers
+
+
+def softmax(values) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    exp = np.exp(values - values.max())
+    return exp / exp.sum()
+
+
+def fit_mix_and_probes(task: ProbeTask, seed: int = 0, epochs: int = MIX_EPOCHS,
+                       learning_rate: float = MIX_LEARNING_RATE) -> tuple[MixHead, np.ndarray]:
+    """Train the mix head and the single-layer probes on the task's frozen features (deterministic for ``seed``).
+
+    One Keras model holds ``Dense(softmax)(ScalarMix(h_0 … h_L))`` and, beside it, one ``Dense(softmax)`` probe
+    per layer ``j`` on ``h_j`` alone. They share no weights, and Adam updates every weight on its own, so one
+    ``fit`` on the summed losses trains each exactly as a separate ``fit`` with the same batches would; the
+    probes are thus trained like for like with the mix.
+
+    Returns:
+        ``(MixHead, probe held-out accuracies (L,))``.
+    """
+    from elmo_keras._quiet import keras
+    from elmo_keras.layers.scalar_mix import ScalarMix
+
+    keras.utils.set_random_seed(int(seed))
+    num_layers, dim, num_classes = task.num_layers, task.train_features.shape[2], len(task.labels)
+    inputs = [keras.Input((1, dim), name=f"layer_{j}") for j in range(num_layers)]  # each (batch, 1, D)
+    mix = ScalarMix(num_layers, name="scalar_mix")
+    head = keras.layers.Dense(num_classes, activation="softmax", name="head")
+    flat = [keras.layers.Flatten(name=f"flatten_{j}") for j in range(num_layers)]
+    probes = [keras.layers.Dense(num_classes, activation="softmax", name=f"probe_{j}") for j in range(num_layers)]
+    mixed = keras.layers.Flatten(name="flatten_mix")(mix(inputs))  # (batch, D)
+    outputs = [head(mixed)] + [probe(f(x)) for probe, f, x in zip(probes, flat, inputs)]
+    model = keras.Model(inputs, outputs, name=f"{task.name}_layer_weights")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate),
+                  loss=["sparse_categorical_crossentropy"] * len(outputs))
+    model.fit([task.train_features[:, j : j + 1] for j in range(num_layers)], [task.train_labels] * len(outputs),
+              epochs=epochs, batch_size=MIX_BATCH_SIZE, shuffle=True, verbose=0)
+    kernel, bias = (np.asarray(w, dtype=np.float64) for w in head.get_weights())
+    scalars = np.asarray(keras.ops.convert_to_numpy(mix.scalar_parameters), dtype=np.float64)
+    accuracies = []
+    for j, probe in enumerate(probes):
+        probe_kernel, probe_bias = probe.get_weights()
+        logits = task.test_features[:, j] @ probe_kernel + probe_bias  # (n_test, C)
+        accuracies.append(float(np.mean(np.argmax(logits, axis=1) == task.test_labels)))
+    return MixHead(scalars, mix.gamma_value(), kernel, bias), np.array(accuracies)
+
+
+def _accuracy(layer_logits, bias, labels, scalar_parameters, gamma) -> float:
+    mixed = float(gamma) * np.tensordot(softmax(scalar_parameters), layer_logits, axes=1)  # (n_test, C)
+    return float(np.mean(np.argmax(mixed + bias, axis=1) == labels))
+
+
+def rescore(report: TaskReport, scalar_parameters, gamma: float) -> float:
+    """Held-out accuracy of the trained head on ``gamma · Σ softmax(scalar_parameters)_j h_j`` (NumPy only)."""
+    scalar_parameters = np.asarray(scalar_parameters, dtype=np.float64)
+    if scalar_parameters.shape != (report.num_layers,):
+        raise ValueError(f"scalar_parameters must have {report.num_layers} values, "
+                         f"received shape {scalar_parameters.shape}")
+    return _accuracy(report.layer_logits, report.head.bias, report.test_labels, scalar_parameters, gamma)
+
+
+def task_report(task: ProbeTask, seed: int = 0) -> TaskReport:
+    """Train the mix and the probes for one task."""
+    head, probes = fit_mix_and_probes(task, seed)
+    layer_logits = np.einsum("nld,dc->lnc", task.test_features.astype(np.float64), head.kernel)  # (L, n, C)
+    return TaskReport(
+        name=task.name, title=task.title, kind=task.kind, head=head,
+        heldout_accuracy=_accuracy(layer_logits, head.bias, task.test_labels, head.scalar_parameters, head.gamma),
+        probe_accuracies=probes, majority_accuracy=task.majority_accuracy,
+        layer_logits=layer_logits, test_labels=task.test_labels, num_train=len(task.train_labels),
+        num_classes=len(task.labels),
+    )
+
+
+def weights_table(reports: list) -> pd.DataFrame:
+    """Long table ``task, layer, weight, probe_accuracy`` for the bar charts."""
+    rows = []
+    for report in reports:
+        for layer, (weight, probe) in enumerate(zip(report.head.weights, report.probe_accuracies)):
+            rows.append({"task": report.title, "layer": layer, "weight": float(weight), "probe_accuracy": float(probe)})
+    return pd.DataFrame(rows, columns=["task", "layer", "weight", "probe_accuracy"])
+
+
+def _noise(report: TaskReport) -> float:
+    p = min(max(report.heldout_accuracy, 0.05), 0.95)
+    return 2.0 * float(np.sqrt(p * (1 - p) / max(report.num_test, 1)))
+
+
+def findings(reports: list) -> list[str]:
+    """What this run shows, computed from the numbers (never a fixed claim)."""
+    lines = []
+    for r in reports:
+        top = int(np.argmax(r.head.weights))
+        probe_best = int(np.argmax(r.probe_accuracies))
+        lines.append(
+            f"{r.title} ({r.kind}): the mix puts {r.head.weights[top]:.0%} of its weight on layer {top} "
+            f"(weighted mean layer {np.dot(np.arange(r.num_layers), r.head.weights):.2f}, γ = {r.head.gamma:.2f}) and "
+            f"scores {r.heldout_accuracy:.0%} on {r.num_test} held-out examples; the best single-layer probe is layer "
+            f"{probe_best} ({r.probe_accuracies[probe_best]:.0%}); always guessing the most frequent label scores "
+            f"{r.majority_accuracy:.0%}. Differences below about ±{_noise(r):.0%} are within noise at this size."
+        )
+    by_kind = {r.kind: r for r in reports}
+    if {"syntactic", "semantic"} <= set(by_kind):
+        syn, sem = by_kind["syntactic"], by_kind["semantic"]
+        syn_mean = float(np.dot(np.arange(syn.num_layers), syn.head.weights))
+        sem_mean = float(np.dot(np.arange(sem.num_layers), sem.head.weights))
+        if syn_mean < sem_mean - 0.05:
+            verdict = ("leans on lower layers than the semantic task — the direction the ELMo paper reports "
+                       "(lower layers: syntax, higher layers: semantics)")
+        elif syn_mean > sem_mean + 0.05:
+            verdict = ("leans on higher layers than the semantic task — the opposite of the ELMo paper's finding; "
+                       "on a corpus this small that is not evidence either way")
+        else:
+            verdict = "weights the layers about as the semantic task does: this toy run does not separate them"
+        lines.append(f"Comparing the two: the syntactic task (weighted mean layer {syn_mean:.2f}) {verdict} "
+                     f"(semantic task: {sem_mean:.2f}).")
+    return lines
+
+
+def layer_weight_report(model, corpus: pd.DataFrame, seed: int = 0) -> LayerWeightReport:
+    """The layer-weights page's one service call: activations once, both tasks, findings."""
+    activations = corpus_activations(model, corpus)
+    reports, skipped = [], []
+    for build in (pos_task, sense_task):
+        try:
+            task = build(corpus, activations)
+        except ValueError as error:
+            skipped.append(str(error))
+            continue
+        reports.append(task_report(task, seed))
+    return LayerWeightReport(reports, skipped, findings(reports))
+
+
+__all__ = ["POS", "SENSE", "LayerWeightReport", "MixHead", "TaskReport", "findings", "layer_weight_report",
+           "fit_mix_and_probes", "rescore", "softmax", "task_report", "weights_table"]

@@ -1,0 +1,191 @@
+"""Trained biLMs on disk: where they live, which ones exist, loading and saving them under a name.
+
+A models directory holds one sub-directory per model (``load_bilm``'s layout: ``model.keras``,
+``vocabulary.json``, ``training.json``). It is ``$ELMO_KERAS_MODELS_DIR`` if set, else
+``$XDG_CACHE_HOME/elmo_keras/models``, else ``~/.cache/elmo_keras/models``.
+
+A model is named by its directory. ``ModelRef`` (directory, name, modification time of ``model.keras``) is
+hashable and changes when a model is saved again, so the app caches loaded models and derived data by it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, load_bilm, save_model_dir
+from elmo_keras.models.presets import PRESETS, BiLMConfig
+
+MODELS_DIR_ENV = "ELMO_KERAS_MODELS_DIR"
+DEFAULT_MODEL_NAME = "toy"
+DEFAULT_PRESET = "toy"
+SEQ2SEQ_DIR_NAME = "seq2seq-toy"  # the decoding page's model lives beside the biLMs under this reserved name
+RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME})
+MAX_NAME_LENGTH = 64
+_NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
+_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate")
+
+
+def models_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:
+    """The models directory (not created here); see the module docstring for the order of look-up."""
+    environ = os.environ if environ is None else environ
+    if environ.get(MODELS_DIR_ENV):
+        return pathlib.Path(environ[MODELS_DIR_ENV]).expanduser()
+    cache = environ.get("XDG_CACHE_HOME") or str(pathlib.Path(environ.get("HOME", "~")) / ".cache")
+    return pathlib.Path(cache).expanduser() / "elmo_keras" / "models"
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A saved model: its directory, name and the ``mtime_ns`` of its ``model.keras`` (the cache key)."""
+
+    directory: str
+    name: str
+    stamp: int
+
+    @property
+    def path(self) -> pathlib.Path:
+        return pathlib.Path(self.directory) / self.name
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the sidebar shows about a saved model (read from ``training.json``, without loading weights)."""
+
+    ref: ModelRef
+    preset: str
+    encoder: str
+    corpus: str
+    num_sentences: int | None
+    num_tokens: int | None
+    vocab_size: int | None
+    epochs: int | None
+    train_perplexity: tuple[float, float] | None  # (forward, backward)
+    heldout_perplexity: tuple[float, float] | None
+
+    @property
+    def name(self) -> str:
+        return self.ref.name
+
+
+def preset_of(config: Mapping | None) -> str:
+    """The preset a saved config was built from (training fields ignored), or ``"custom"``."""
+    if not config:
+        return "unknown"
+    try:
+        saved = BiLMConfig.from_dict(dict(config))
+    except (TypeError, ValueError):
+        return "custom"
+    defaults = {field: getattr(BiLMConfig(), field) for field in _TRAINING_FIELDS}
+    for name, preset in PRESETS.items():
+        if saved.replace(**defaults) == preset.replace(**defaults):
+            return name
+    return "custom"
+
+
+def _perplexity_pair(entry) -> tuple[float, float] | None:
+    if not isinstance(entry, Mapping) or "forward_perplexity" not in entry:
+        return None
+    return float(entry["forward_perplexity"]), float(entry["backward_perplexity"])
+
+
+def _is_bilm_dir(path: pathlib.Path) -> bool:
+    return all((path / name).is_file() for name in (MODEL_FILE, VOCABULARY_FILE, SUMMARY_FILE))
+
+
+def read_info(path: pathlib.Path) -> ModelInfo | None:
+    """``ModelInfo`` for a model directory, or None if it is not a biLM saved by elmo_keras."""
+    path = pathlib.Path(path)
+    if not _is_bilm_dir(path):
+        return None
+    try:
+        summary = json.loads((path / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    config = summary.get("config") or {}
+    if not isinstance(summary, dict) or "encoder" not in config:  # a seq2seq model or something else
+        return None
+    ref = ModelRef(str(path.parent), path.name, (path / MODEL_FILE).stat().st_mtime_ns)
+    return ModelInfo(
+        ref=ref,
+        preset=str(summary.get("preset") or preset_of(config)),
+        encoder=str(config.get("encoder", "?")),
+        corpus=str(summary.get("corpus") or "unknown corpus"),
+        num_sentences=summary.get("num_sentences"),
+        num_tokens=summary.get("num_tokens"),
+        vocab_size=summary.get("vocab_size"),
+        epochs=config.get("epochs"),
+        train_perplexity=_perplexity_pair(summary.get("train")),
+        heldout_perplexity=_perplexity_pair(summary.get("heldout")),
+    )
+
+
+def list_models(directory: str | os.PathLike) -> list[ModelInfo]:
+    """Every biLM saved in ``directory``, by name (an absent directory holds none)."""
+    directory = pathlib.Path(directory)
+    if not directory.is_dir():
+        return []
+    infos = (read_info(child) for child in sorted(directory.iterdir()) if child.is_dir())
+    return [info for info in infos if info is not None]
+
+
+def find_model(directory: str | os.PathLike, name: str | None) -> ModelInfo | None:
+    """The saved model called ``name``, or None."""
+    if not name:
+        return None
+    return read_info(pathlib.Path(directory) / name)
+
+
+def validate_model_name(name: str, directory: str | os.PathLike | None = None, overwrite: bool = False) -> str:
+    """``name`` stripped, if it can name a new model; else a ``ValueError`` saying why.
+
+    A name is 1–64 letters, digits, ``-`` or ``_``, not a reserved name; it must not exist in ``directory``
+    unless ``overwrite``.
+    """
+    name = (name or "").strip()
+    if not name:
+        raise ValueError("Give the model a name (letters, digits, - and _).")
+    if len(name) > MAX_NAME_LENGTH:
+        raise ValueError(f"The name is {len(name)} characters long; use at most {MAX_NAME_LENGTH}.")
+    if not _NAME_PATTERN.fullmatch(name):
+        bad = sorted({c for c in name if not _NAME_PATTERN.fullmatch(c)})
+        raise ValueError(f"The name {name!r} contains {' '.join(repr(c) for c in bad)}: "
+                         "use only letters, digits, - and _.")
+    if name in RESERVED_NAMES:
+        raise ValueError(f"The name {name!r} is reserved for the decoding page's model; choose another one.")
+    if directory is not None and (pathlib.Path(directory) / name).exists() and not overwrite:
+        raise ValueError(f"A model called {name!r} already exists; choose another name or tick 'overwrite'.")
+    return name
+
+
+def load_model(ref: ModelRef):
+    """Load the ``BiLanguageModel`` ``ref`` points at (errors from ``load_bilm`` name the bad file)."""
+    return load_bilm(ref.path)
+
+
+def save_model(model, directory: str | os.PathLike, name: str, preset: str | None = None,
+               corpus: str | None = None, overwrite: bool = True) -> ModelRef:
+    """Save ``model`` as ``directory/name`` (the preset and corpus description go into ``training.json``)."""
+    name = validate_model_name(name, directory, overwrite=overwrite)
+    summary = dict(model.training_summary or {})
+    if preset is not None:
+        summary["preset"] = preset
+    if corpus is not None:
+        summary["corpus"] = corpus
+    model.training_summary = summary
+    path = save_model_dir(model, pathlib.Path(directory) / name)
+    return ModelRef(str(pathlib.Path(directory)), name, (path / MODEL_FILE).stat().st_mtime_ns)
+
+
+def training_history(ref: ModelRef) -> dict:
+    """The per-epoch Keras history saved in the model's ``training.json`` (``{}`` if there is none)."""
+    try:
+        summary = json.loads((ref.path / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    history = summary.get("history") if isinstance(summary, dict) else None
+    return history if isinstance(history, dict) else {}

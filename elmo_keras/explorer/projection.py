@@ -1,0 +1,83 @@
+"""PCA of one word's occurrences, fitted separately in every layer (``analysis.pca_per_layer``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from elmo_keras.analysis.similarity import pca_per_layer
+from elmo_keras.explorer.occurrences import ordered_occurrences
+
+VARIANCE_TOLERANCE = 1e-9  # a layer with less total variance than this is one point
+
+
+@dataclass(frozen=True)
+class ProjectionView:
+    """Points and explained variance for the PCA page.
+
+    Attributes:
+        points: one row per (layer, occurrence): ``layer, x, y, z, sense, split, sentence``.
+        variance: one row per layer: ``layer, PC1, PC2[, PC3], total`` (explained variance ratios).
+        senses_in_order: legend order.
+        collapsed_layers: layers where all occurrences share one vector (all points on top of each other).
+        rejected_typed: typed lines that do not contain the word.
+    """
+
+    word: str
+    n_components: int
+    points: pd.DataFrame
+    variance: pd.DataFrame
+    senses_in_order: list
+    collapsed_layers: list
+    rejected_typed: list
+
+    @property
+    def num_layers(self) -> int:
+        return int(self.variance.shape[0])
+
+
+def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_components: int = 2,
+             seed: int = 0) -> ProjectionView:
+    """Project ``word``'s occurrences to ``n_components`` (2 or 3) dimensions per layer.
+
+    Raises:
+        ValueError: ``n_components`` not 2 or 3, no word, the word occurs nowhere, or fewer than 2 occurrences.
+    """
+    if n_components not in (2, 3):
+        raise ValueError(f"n_components must be 2 or 3, received {n_components!r}")
+    ordered = ordered_occurrences(model, corpus, word, typed_text)
+    occurrences = ordered.occurrences
+    if ordered.count < 2:
+        raise ValueError(f"'{occurrences.word}' occurs only once; PCA needs at least 2 occurrences "
+                         "(type more sentences).")
+    projections = pca_per_layer(occurrences.embeddings, n_components=n_components, seed=seed)
+    sentences = [" ".join(s) for s in occurrences.sentences]
+    frames, variance_rows, collapsed = [], [], []
+    for projection in projections:
+        layer_vectors = occurrences.embeddings[projection.layer]
+        if float(np.var(layer_vectors, axis=0).sum()) < VARIANCE_TOLERANCE:
+            collapsed.append(projection.layer)
+        coords = projection.coordinates
+        frames.append(pd.DataFrame({
+            "layer": projection.layer,
+            "x": coords[:, 0],
+            "y": coords[:, 1],
+            "z": coords[:, 2] if n_components == 3 else 0.0,
+            "sense": occurrences.senses,
+            "split": occurrences.splits,
+            "sentence": sentences,
+        }))
+        ratios = projection.explained_variance_ratio
+        variance_rows.append({"layer": projection.layer, **{f"PC{i + 1}": float(r) for i, r in enumerate(ratios)},
+                              "total": float(np.sum(ratios))})
+    return ProjectionView(
+        word=occurrences.word,
+        n_components=n_components,
+        points=pd.concat(frames, ignore_index=True),
+        variance=pd.DataFrame(variance_rows),
+        senses_in_order=ordered.senses_in_order,
+        collapsed_layers=collapsed,
+        rejected_typed=ordered.rejected_typed,
+    )

@@ -1,0 +1,137 @@
+"""Context similarity of one word: per-layer cosine-similarity matrices between its occurrences, and a summary.
+
+``context_similarity`` is the similarity page's one service call. Matrices cover a display subset (at most
+``per_sense`` occurrences of each sense, typed sentences always included); the summary table uses every
+labelled occurrence: mean similarity within a sense vs across senses, and held-out sense-separation
+accuracy (nearest sense centroid, centroids from training occurrences).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from elmo_keras.analysis.senses import TYPED, UNLABELLED, sense_separation
+from elmo_keras.analysis.similarity import cosine_similarity_matrices, within_across_similarity
+from elmo_keras.explorer.occurrences import ordered_occurrences, subsample_per_sense
+
+DEFAULT_PER_SENSE = 12
+CONSTANT_TOLERANCE = 1e-5  # a layer whose similarities are all within this of 1 gives one vector per word
+
+
+@dataclass(frozen=True)
+class SimilarityView:
+    """Everything the similarity page draws.
+
+    Attributes:
+        word: the word followed.
+        matrices: `(num_layers, m, m)` cosine similarities of the shown occurrences, ordered by sense.
+        senses, labels, sentences: per shown occurrence: its sense, a tick label ("sense · …snippet…"), the
+            full sentence (for hover).
+        blocks: ``[(sense, start, stop)]`` row ranges of each sense in the matrices.
+        summary: one row per layer: ``layer, within_sense, across_senses, gap, heldout_accuracy``.
+        total, labelled: number of occurrences found / with a sense label.
+        constant_layers: layers where every occurrence has the same vector (similarity 1 everywhere).
+        rejected_typed: typed lines that do not contain the word.
+        findings: sentences stating what the numbers show (computed, not written in advance).
+    """
+
+    word: str
+    matrices: np.ndarray
+    senses: list
+    labels: list
+    sentences: list
+    blocks: list
+    summary: pd.DataFrame
+    total: int
+    labelled: int
+    constant_layers: list
+    rejected_typed: list
+    findings: list
+
+    @property
+    def num_layers(self) -> int:
+        return int(self.matrices.shape[0])
+
+
+def _blocks(senses) -> list[tuple[str, int, int]]:
+    blocks, start = [], 0
+    for i in range(1, len(senses) + 1):
+        if i == len(senses) or senses[i] != senses[start]:
+            blocks.append((senses[start], start, i))
+            start = i
+    return blocks
+
+
+def _summary(embeddings: np.ndarray, occurrences) -> pd.DataFrame:
+    senses = np.asarray(occurrences.senses)
+    labelled = (senses != UNLABELLED) & (senses != TYPED)
+    num_layers = embeddings.shape[0]
+    within = across = np.full(num_layers, np.nan)
+    if labelled.sum() >= 2:
+        within, across = within_across_similarity(cosine_similarity_matrices(embeddings[:, labelled]), senses[labelled])
+    return pd.DataFrame({
+        "layer": np.arange(num_layers),
+        "within_sense": within,
+        "across_senses": across,
+        "gap": within - across,
+        "heldout_accuracy": sense_separation(occurrences),
+    })
+
+
+def _findings(word: str, summary: pd.DataFrame, constant_layers: list) -> list[str]:
+    findings = []
+    for layer in constant_layers:
+        findings.append(f"Layer {layer}: every occurrence of '{word}' has the same vector "
+                        "(similarity 1.00 everywhere) — it is the context-free word embedding.")
+    rows = summary.dropna(subset=["gap"])
+    if len(rows) >= 2:
+        first, last = rows.iloc[0], rows.iloc[-1]
+        first_gap, last_gap = round(float(first.gap), 3) + 0.0, round(float(last.gap), 3) + 0.0  # no "-0.000"
+        trend = "grows" if last_gap > first_gap else "does not grow"
+        findings.append(
+            f"Within-sense minus across-sense similarity {trend} from {first_gap:+.3f} (layer {int(first.layer)}) "
+            f"to {last_gap:+.3f} (layer {int(last.layer)}); mean similarity across senses goes from "
+            f"{first.across_senses:.2f} to {last.across_senses:.2f}."
+        )
+    accuracy = summary.dropna(subset=["heldout_accuracy"])
+    if len(accuracy):
+        best = accuracy.loc[accuracy["heldout_accuracy"].idxmax()]
+        findings.append(f"Held-out sense separation is best in layer {int(best.layer)} "
+                        f"({best.heldout_accuracy:.0%} of held-out occurrences closest to their own sense's centroid).")
+    return findings
+
+
+def context_similarity(model, corpus: pd.DataFrame, word: str, typed_text: str = "",
+                       per_sense: int | None = DEFAULT_PER_SENSE) -> SimilarityView:
+    """Per-layer similarity matrices and summary for ``word`` (see the module docstring).
+
+    Raises:
+        ValueError: no word, or the word occurs neither in the corpus nor in a typed line.
+    """
+    ordered = ordered_occurrences(model, corpus, word, typed_text)
+    occurrences = ordered.occurrences
+    shown = subsample_per_sense(occurrences.senses, per_sense)
+    matrices = cosine_similarity_matrices(occurrences.embeddings[:, shown])
+    all_matrices = cosine_similarity_matrices(occurrences.embeddings)
+    constant = [layer for layer in range(all_matrices.shape[0])
+                if np.all(np.abs(all_matrices[layer] - 1.0) < CONSTANT_TOLERANCE) and all_matrices.shape[1] > 1]
+    senses = [occurrences.senses[i] for i in shown]
+    snippets = ordered.snippets()
+    summary = _summary(occurrences.embeddings, occurrences)
+    return SimilarityView(
+        word=occurrences.word,
+        matrices=matrices,
+        senses=senses,
+        labels=[f"{occurrences.senses[i]} · {snippets[i]}" for i in shown],
+        sentences=[" ".join(occurrences.sentences[i]) for i in shown],
+        blocks=_blocks(senses),
+        summary=summary,
+        total=ordered.count,
+        labelled=int(sum(s not in (UNLABELLED, TYPED) for s in occurrences.senses)),
+        constant_layers=constant,
+        rejected_typed=ordered.rejected_typed,
+        findings=_findings(occurrences.word, summary, constant),
+    )

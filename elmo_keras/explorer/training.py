@@ -1,0 +1,112 @@
+"""Training a biLM for the explorer: settings, a live per-epoch history, and the first-launch default model.
+
+The page passes a ``progress(epoch, logs)`` function; ``LiveHistory`` collects the logs and turns them into
+the long table the loss and perplexity curves are drawn from, so a chart can be redrawn after every epoch.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
+from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, ModelRef, save_model
+from elmo_keras.explorer.state import BUILT_IN
+from elmo_keras.models.presets import get_preset
+
+Progress = Callable[[int, dict], None]
+DIRECTIONS = ("forward", "backward")
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    """What the training form asks for."""
+
+    preset: str = DEFAULT_PRESET
+    epochs: int = 30
+    learning_rate: float = 3e-3
+    seed: int = 0
+
+    def __post_init__(self):
+        get_preset(self.preset)  # raises ValueError naming the unknown preset
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 1:
+            raise ValueError(f"epochs must be a positive int, received {self.epochs!r}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, received {self.learning_rate!r}")
+
+    @classmethod
+    def for_preset(cls, preset: str, seed: int = 0) -> "TrainingSettings":
+        """The preset's own epochs and learning rate."""
+        config = get_preset(preset)
+        return cls(preset, int(config.epochs), float(config.learning_rate), int(seed))
+
+
+@dataclass
+class LiveHistory:
+    """Per-epoch logs as they arrive; call it as the training callback (``fn(epoch, logs)``)."""
+
+    total_epochs: int
+    logs: list[dict] = field(default_factory=list)
+    on_epoch: Progress | None = None
+
+    def __call__(self, epoch: int, logs: dict) -> None:
+        self.logs.append({"epoch": int(epoch), **{k: float(v) for k, v in logs.items()}})
+        if self.on_epoch is not None:
+            self.on_epoch(epoch, logs)
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, len(self.logs) / max(self.total_epochs, 1))
+
+    def frame(self) -> pd.DataFrame:
+        return history_frame(self.logs)
+
+
+def history_frame(logs: list[dict] | dict) -> pd.DataFrame:
+    """Long table ``epoch, direction, loss, perplexity`` from per-epoch logs or a Keras ``history`` dict.
+
+    A direction's loss is its mean token cross-entropy, ``log(perplexity)``; the training loss is their sum.
+    """
+    if isinstance(logs, dict):  # {"loss": [...], "forward_perplexity": [...], ...}
+        epochs = len(next(iter(logs.values()), []))
+        logs = [{"epoch": i + 1, **{k: v[i] for k, v in logs.items()}} for i in range(epochs)]
+    rows = []
+    for entry in logs:
+        for direction in DIRECTIONS:
+            value = entry.get(f"{direction}_perplexity")
+            if value is None:
+                continue
+            rows.append({"epoch": int(entry["epoch"]), "direction": direction,
+                         "loss": math.log(max(float(value), 1e-12)), "perplexity": float(value)})
+    return pd.DataFrame(rows, columns=["epoch", "direction", "loss", "perplexity"])
+
+
+def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: Progress | None = None):
+    """Train a biLM on the corpus's ``train`` rows (held-out perplexity on its ``heldout`` rows, if any)."""
+    from elmo_keras.models.training import train_bilm
+
+    train, heldout = split_sentences(corpus)
+    return train_bilm(
+        corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,
+        learning_rate=settings.learning_rate, seed=settings.seed, callbacks=[progress] if progress else None,
+    )
+
+
+def train_and_save(corpus: pd.DataFrame, settings: TrainingSettings, directory: str | os.PathLike, name: str,
+                   corpus_label: str, progress: Progress | None = None, overwrite: bool = False) -> ModelRef:
+    """Validate the name first (no training is wasted on a bad name), train, then save as ``directory/name``."""
+    from elmo_keras.explorer.model_store import validate_model_name
+
+    name = validate_model_name(name, directory, overwrite=overwrite)
+    model = train_on_corpus(corpus, settings, progress)
+    return save_model(model, directory, name, preset=settings.preset, corpus=corpus_label, overwrite=True)
+
+
+def train_default_model(directory: str | os.PathLike, progress: Progress | None = None) -> ModelRef:
+    """The first-launch model: the ``toy`` preset on the built-in corpus, saved as ``toy``."""
+    settings = TrainingSettings.for_preset(DEFAULT_PRESET)
+    return train_and_save(builtin_corpus(), settings, directory, DEFAULT_MODEL_NAME, BUILT_IN, progress, overwrite=True)

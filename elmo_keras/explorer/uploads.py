@@ -1,0 +1,107 @@
+"""Validating an uploaded corpus file: plain text (one sentence per line) or TSV with the corpus columns.
+
+``parse_corpus_upload(filename, data)`` returns a corpus DataFrame or raises ``ValueError`` with a message
+for the user; it never touches the current corpus or model, so a bad upload changes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pandas as pd
+
+from elmo_keras.data.polysemy import TARGET_WORDS
+from elmo_keras.explorer.corpus import make_corpus
+from elmo_keras.text.tokenizer import tokenize
+
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+MAX_SENTENCES = 20_000
+TSV_COLUMNS = ("word", "sense", "sentence", "split", "pos")  # "sentence" required, the others optional
+_ALLOWED_CONTROL = set("\t\n\r\f")
+_MAX_CONTROL_FRACTION = 0.01
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+def decode_text(filename: str, data: bytes) -> str:
+    """The upload as text, or a ``ValueError``: empty, too large, binary, or not UTF-8."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError(f"{filename}: expected the file's bytes, received {type(data).__name__}.")
+    if len(data) == 0:
+        raise ValueError(f"{filename} is empty.")
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise ValueError(f"{filename} is {_megabytes(len(data))}; the limit is {_megabytes(MAX_UPLOAD_BYTES)}.")
+    if b"\x00" in data:
+        raise ValueError(f"{filename} looks like a binary file (it contains NUL bytes); upload UTF-8 text or TSV.")
+    try:
+        text = bytes(data).decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ValueError(
+            f"{filename} is not UTF-8 text: byte 0x{data[error.start]:02x} at line {line} cannot be decoded. "
+            "Save the file as UTF-8 and upload it again."
+        ) from None
+    control = sum(1 for c in text if ord(c) < 32 and c not in _ALLOWED_CONTROL)
+    if control > _MAX_CONTROL_FRACTION * len(text):
+        raise ValueError(f"{filename} looks like a binary file ({control} control characters); "
+                         "upload UTF-8 text or TSV.")
+    if not text.strip():
+        raise ValueError(f"{filename} is empty (it holds only white space).")
+    return text
+
+
+def _is_tsv(text: str) -> bool:
+    header = text.lstrip("\n").split("\n", 1)[0]
+    return "\t" in header and "sentence" in [h.strip().lower() for h in header.split("\t")]
+
+
+def _tsv_records(filename: str, text: str) -> list[dict]:
+    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = [h.strip().lower() for h in next(reader)]
+    unknown = [h for h in header if h and h not in TSV_COLUMNS and h not in ("id", "target_index")]
+    if unknown:
+        raise ValueError(f"{filename}: unknown TSV column(s) {unknown}; "
+                         f"use {', '.join(TSV_COLUMNS)} (sentence required).")
+    records = []
+    for line_number, fields in enumerate(reader, start=2):
+        if not any(f.strip() for f in fields):
+            continue
+        if len(fields) > len(header):
+            raise ValueError(f"{filename} line {line_number}: {len(fields)} fields but the header has {len(header)}.")
+        records.append(dict(zip(header, fields)))
+    return records
+
+
+def _text_records(text: str) -> list[dict]:
+    return [{"sentence": line.strip()} for line in text.splitlines() if line.strip()]
+
+
+def parse_corpus_upload(filename: str, data: bytes) -> pd.DataFrame:
+    """A corpus DataFrame from an uploaded file.
+
+    Plain text: one sentence per line (blank lines skipped), all unlabelled, split ``train``. TSV: a header
+    row naming ``sentence`` and any of ``word, sense, split, pos``; ``word`` + ``sense`` label a row.
+
+    Raises:
+        ValueError: empty, larger than 5 MB, binary, not UTF-8, a malformed row (named), more than
+            ``MAX_SENTENCES`` sentences, or no sentence containing a target word (bank, play, right) or a
+            labelled word.
+    """
+    text = decode_text(filename, data)
+    is_tsv = _is_tsv(text)
+    records = _tsv_records(filename, text) if is_tsv else _text_records(text)
+    if not records:
+        raise ValueError(f"{filename} has a header but no sentences.")
+    if len(records) > MAX_SENTENCES:
+        raise ValueError(f"{filename} has {len(records)} sentences; the limit is {MAX_SENTENCES}.")
+    frame = make_corpus(records, where=f"{filename} {'data row' if is_tsv else 'line'}")
+    has_target = any(w in {t.lower() for t in tokenize(s)} for s in frame["sentence"] for w in TARGET_WORDS)
+    if not has_target and not (frame["word"] != "").any():
+        raise ValueError(
+            f"{filename}: no sentence contains a target word ({', '.join(TARGET_WORDS)}) and no row is labelled "
+            "with a word and sense, so there is nothing for the similarity pages to show."
+        )
+    return frame

@@ -1,0 +1,58 @@
+"""PCA per layer: one word's occurrences projected to 2-D (or 3-D), fitted separately in every layer."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from elmo_keras.explorer import charts, state
+from elmo_keras.explorer.corpus import fingerprint, word_choices
+from elmo_keras.explorer.model_store import load_model
+from elmo_keras.explorer.projection import pca_view
+
+if st.session_state.get(state.ACTIVE_REF) is None:  # opened by URL before app.py ever ran: Streamlit's legacy
+    st.switch_page("app.py")  # pages/ mode runs a page without its frame until st.navigation is first called
+
+WORD_KEY, THREE_D_KEY = "pca_word", "pca_three_d"
+load_bilm_cached = st.cache_resource(load_model, show_spinner="Loading the model…")
+
+
+@st.cache_data(show_spinner="Embedding and projecting…", max_entries=64)
+def projection(_model, ref, corpus_key, _corpus, word, typed, n_components):
+    return pca_view(_model, _corpus, word, typed, n_components)
+
+
+ref = st.session_state[state.ACTIVE_REF]
+corpus = st.session_state[state.CORPUS]
+model = load_bilm_cached(ref)
+choices = word_choices(corpus, model.vocabulary)
+if st.session_state.get(WORD_KEY) not in choices:
+    st.session_state[WORD_KEY] = st.session_state[state.WORD] if st.session_state[state.WORD] in choices else choices[0]
+
+st.title("PCA per layer")
+st.caption("Every occurrence of one word, projected onto the two (or three) directions of largest variance of "
+           "*that layer's* vectors. Sentences typed on the similarity page appear as black diamonds.")
+left, right = st.columns([2, 1])
+with left:
+    word = st.selectbox("Word", choices, key=WORD_KEY)
+with right:
+    three_d = st.toggle("3-D", key=THREE_D_KEY, help="Three principal components instead of two.")
+st.session_state[state.WORD] = word
+
+try:
+    view = projection(model, ref, fingerprint(corpus), corpus, word, st.session_state[state.TYPED_SENTENCES],
+                      3 if three_d else 2)
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+
+st.caption("Colour = sense, hover = the sentence. Subplot titles give the share of the layer's variance each "
+           "component explains; if senses form separate clouds, the layer's vectors encode the sense.")
+st.plotly_chart(charts.pca_scatter(view, three_d=three_d), width="stretch", key="pca_scatter")
+for layer in view.collapsed_layers:
+    st.info(f"Layer {layer}: all {len(view.points) // view.num_layers} occurrences share one vector (a word-level "
+            "token embedding ignores the context), so PCA has nothing to spread: every point sits at the origin.")
+st.subheader("Explained variance")
+st.caption("Fraction of each layer's variance captured by each principal component (PCA is refitted per layer).")
+st.dataframe(view.variance, hide_index=True, width="content",
+             column_config={c: st.column_config.NumberColumn(c, format="percent")
+                            for c in view.variance.columns if c != "layer"})

@@ -1,0 +1,72 @@
+"""The frame (app.py): every page registered, the sidebar's model picker and numbers, the first launch."""
+
+from __future__ import annotations
+
+import ast
+
+from elmo_keras.explorer import state
+from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, list_models
+from elmo_keras.models import load_bilm
+from tests.explorer_fixtures import (
+    APP,
+    TINY_NAME,
+    assert_no_exception,
+    open_app,
+)
+
+
+def registered_pages() -> list[str]:
+    """The file argument of every ``st.Page(...)`` call in app.py."""
+    tree = ast.parse(APP.read_text(encoding="utf-8"))
+    return [node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page"
+            and node.args and isinstance(node.args[0], ast.Constant)]
+
+
+def test_every_file_in_pages_is_registered_in_app_py():
+    on_disk = sorted(f"pages/{path.name}" for path in (APP.parent / "pages").glob("*.py"))
+    assert on_disk and sorted(registered_pages()) == on_disk
+    assert len(set(registered_pages())) == len(registered_pages())
+
+
+def test_pages_hold_no_model_code():
+    """Pages read widgets, call a service and render: no Keras, no training loops, no PCA of their own."""
+    for path in (APP.parent / "pages").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for forbidden in ("import keras", "from keras", "tensorflow", "sklearn", ".fit(", "PCA(", "np.linalg"):
+            assert forbidden not in source, f"{path.name} contains {forbidden!r}"
+
+
+def test_the_sidebar_shows_the_active_model_and_the_similarity_page_opens(app_env):
+    at = open_app()
+    picker = at.sidebar.selectbox(key=state.MODEL_PICKER)
+    assert picker.options == [TINY_NAME] and picker.value == TINY_NAME
+    info = "\n".join(m.value for m in at.sidebar.markdown)
+    assert "preset **tiny** (word-level), 2 epochs" in info
+    assert "train perplexity: forward" in info and "held-out perplexity: forward" in info
+    assert at.title[0].value == "Context similarity"
+    assert at.session_state[state.ACTIVE_REF].name == TINY_NAME
+
+
+def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_dir, tmp_path, monkeypatch):
+    """With no model on disk the frame trains (here: a stand-in returning the tiny model) and saves 'toy'."""
+    from elmo_keras.explorer import training
+
+    empty = tmp_path / "models"
+    monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(empty))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    calls = []
+
+    def stand_in(corpus, settings, progress=None):
+        calls.append(settings)
+        progress(1, {"loss": 9.0, "forward_perplexity": 90.0, "backward_perplexity": 95.0})
+        return load_bilm(tiny_models_dir / TINY_NAME)
+
+    monkeypatch.setattr(training, "train_on_corpus", stand_in)
+    at = open_app()
+    assert [s.preset for s in calls] == ["toy"]
+    assert [info.name for info in list_models(empty)] == [DEFAULT_MODEL_NAME]
+    assert at.sidebar.selectbox(key=state.MODEL_PICKER).value == DEFAULT_MODEL_NAME
+    at.run()  # a later run finds the model on disk and trains nothing
+    assert len(calls) == 1
+    assert_no_exception(at)

@@ -1,0 +1,50 @@
+"""Training settings, the live history behind the curves, and the name check before training."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from elmo_keras.explorer import training
+from elmo_keras.explorer.corpus import builtin_corpus
+from elmo_keras.explorer.training import LiveHistory, TrainingSettings, history_frame, train_and_save
+
+
+def test_settings_follow_the_preset_and_are_checked():
+    assert TrainingSettings.for_preset("tiny", seed=3) == TrainingSettings("tiny", 3, 1e-2, 3)
+    with pytest.raises(ValueError, match="unknown preset 'huge'"):
+        TrainingSettings("huge")
+    with pytest.raises(ValueError, match="epochs must be a positive int"):
+        TrainingSettings("toy", epochs=0)
+    with pytest.raises(ValueError, match="learning_rate must be > 0"):
+        TrainingSettings("toy", learning_rate=0.0)
+
+
+def test_live_history_collects_logs_and_calls_on():
+    seen = []
+    history = LiveHistory(4, on_epoch=lambda epoch, logs: seen.append(epoch))
+    history(1, {"loss": 9.0, "forward_perplexity": 100.0, "backward_perplexity": 80.0})
+    history(2, {"loss": 8.0, "forward_perplexity": 50.0, "backward_perplexity": 40.0})
+    assert seen == [1, 2] and history.fraction == 0.5
+    frame = history.frame()
+    assert list(frame.columns) == ["epoch", "direction", "loss", "perplexity"]
+    assert len(frame) == 4 and frame.loc[0, "loss"] == pytest.approx(math.log(100.0))
+
+
+def test_history_frame_from_a_keras_history_dict():
+    frame = history_frame({"loss": [3.0, 2.0], "forward_perplexity": [10.0, 5.0], "backward_perplexity": [12.0, 6.0]})
+    assert list(frame["epoch"]) == [1, 1, 2, 2]
+    assert list(frame["direction"]) == ["forward", "backward"] * 2
+    assert frame["perplexity"].tolist() == [10.0, 12.0, 5.0, 6.0]
+    assert history_frame({}).empty and history_frame([]).empty
+
+
+def test_a_bad_name_fails_before_any_training(tmp_path, monkeypatch):
+    def must_not_train(*args, **kwargs):
+        raise AssertionError("trained although the name was invalid")
+
+    monkeypatch.setattr(training, "train_on_corpus", must_not_train)
+    with pytest.raises(ValueError, match="use only letters, digits"):
+        train_and_save(builtin_corpus(), TrainingSettings.for_preset("tiny"), tmp_path, "bad name!", "built-in")
+    assert not any(tmp_path.iterdir())
