@@ -42,7 +42,7 @@ class BiLMConfig:
     dropout: float = 0.1
     char_filters: tuple = ((1, 32), (2, 32), (3, 64), (4, 128))
     n_highway: int = 1
-    epochs: int = 15
+    epochs: int = 20
     batch_size: int = 32
     learning_rate: float = 4e-3
     lowercase: bool = True
