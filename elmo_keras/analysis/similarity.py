@@ -44,9 +44,13 @@ def pca_per_layer(embeddings: np.ndarray, n_components: int = 2, seed: int = 0) 
     k = min(n_components, n, embeddings.shape[2])
     projections = []
     for layer, vectors in enumerate(embeddings):
+        if np.allclose(vectors, vectors[0], rtol=0.0, atol=1e-7):
+            # one vector for every occurrence (layer 0 of a word-level model): no variance to project
+            projections.append(LayerProjection(layer, np.zeros((n, n_components)), np.zeros(n_components)))
+            continue
         pca = PCA(n_components=k, svd_solver="full", random_state=seed)
         coordinates = pca.fit_transform(vectors)
-        ratio = np.nan_to_num(pca.explained_variance_ratio_)  # a constant layer has no variance at all
+        ratio = pca.explained_variance_ratio_
         # Fix the sign of each component so the picture does not flip between runs or platforms.
         signs = np.sign(coordinates[np.argmax(np.abs(coordinates), axis=0), range(k)])
         coordinates = coordinates * np.where(signs == 0, 1.0, signs)
