@@ -16,8 +16,6 @@ Below the model: ``Seq2SeqConfig``, ``encode_pairs``, ``train_seq2seq`` (determi
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import pathlib
 import time
 from dataclasses import dataclass
@@ -25,13 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from elmo_keras._quiet import keras
+from elmo_keras.models.persistence import read_model_dir, save_model_dir
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
 from keras import ops
 
 CELLS = ("gru", "lstm")
-MODEL_FILE = "model.keras"
-VOCABULARY_FILE = "vocabulary.json"
-SUMMARY_FILE = "training.json"
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -308,38 +304,12 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
 
 def save_seq2seq(model: Seq2Seq, directory) -> pathlib.Path:
     """Write ``model.keras``, ``vocabulary.json`` and ``training.json`` into ``directory`` (created if needed)."""
-    if model.vocabulary is None:
-        raise ValueError("the model has no vocabulary; train it with train_seq2seq or set model.vocabulary first")
-    directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / (MODEL_FILE + ".tmp.keras")
-    model.save(tmp)
-    os.replace(tmp, directory / MODEL_FILE)  # write then rename: never a half-written model.keras
-    model.vocabulary.save(directory / VOCABULARY_FILE)
-    summary = dict(model.training_summary or {})
-    if model.config is not None:
-        summary["config"] = model.config.to_dict()
-    (directory / SUMMARY_FILE).write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    return directory
+    return save_model_dir(model, directory)
 
 
 def load_seq2seq(directory) -> Seq2Seq:
     """Load a directory written by ``save_seq2seq``; a missing or mismatched file is an error naming it."""
-    directory = pathlib.Path(directory)
-    for name in (MODEL_FILE, VOCABULARY_FILE):
-        if not (directory / name).is_file():
-            raise FileNotFoundError(f"{directory / name} is missing: is {directory} a seq2seq model directory?")
-    model = keras.saving.load_model(directory / MODEL_FILE)
-    if not isinstance(model, Seq2Seq):
-        raise ValueError(f"{directory / MODEL_FILE} holds a {type(model).__name__}, not a Seq2Seq")
-    vocabulary = Vocabulary.load(directory / VOCABULARY_FILE)
-    if len(vocabulary) != model.vocab_size:
-        raise ValueError(f"{directory / VOCABULARY_FILE} has {len(vocabulary)} tokens, the model {model.vocab_size}")
-    summary_path = directory / SUMMARY_FILE
-    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
-    model.vocabulary, model.training_summary = vocabulary, summary
-    model.config = Seq2SeqConfig.from_dict(summary["config"]) if "config" in summary else None
-    return model
+    return read_model_dir(directory, Seq2Seq, Seq2SeqConfig)
 
 
 def evaluate_seq2seq(model: Seq2Seq, split: str = "heldout", beam_size: int = 5, max_len: int = 20) -> dict:
