@@ -18,6 +18,7 @@ from elmo_keras.pretrained.embedder import (
 from elmo_keras.text.batching import encode_characters
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
 from keras import ops
+from tests.elmo_fixture_data import read_expected, read_sentences
 
 TOLERANCE = 1e-5
 
@@ -34,17 +35,12 @@ def embedder(model_dir):
 
 @pytest.fixture(scope="module")
 def sentences(model_dir):
-    with open(model_dir / "lm_embeddings_sentences.json", encoding="utf-8") as handle:
-        return [[text.split() for text in texts] for texts in json.load(handle)]
+    return read_sentences(model_dir)
 
 
 @pytest.fixture(scope="module")
 def expected(model_dir):
-    result = []
-    for k in range(3):
-        with h5py.File(model_dir / f"lm_embeddings_{k}.hdf5", "r") as handle:
-            result.append([np.concatenate([handle[str(i)][0], handle[str(i)][1]], axis=-1) for i in range(10)])
-    return result
+    return read_expected(model_dir)
 
 
 SHORT = [["The", "cat", "sat", "."], ["A", "much", "longer", "sentence", "about", "the", "river", "bank", "."], ["Hi"]]

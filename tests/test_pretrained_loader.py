@@ -21,11 +21,11 @@ from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import WeightFileError, read_weight_file
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
 from keras import ops
+from tests.elmo_fixture_data import NUM_BATCHES, read_expected, read_sentences
 
 pytestmark = pytest.mark.fixtures
 
 TOLERANCE = 1e-5
-NUM_BATCHES = 10
 
 
 @pytest.fixture(scope="module")
@@ -35,19 +35,12 @@ def model_dir(shared_fixtures):
 
 @pytest.fixture(scope="module")
 def sentences(model_dir):
-    """``sentences[k][i]``: token list of sentence ``i`` of list ``k`` (whitespace-tokenized)."""
-    with open(model_dir / "lm_embeddings_sentences.json", encoding="utf-8") as handle:
-        return [[text.split() for text in texts] for texts in json.load(handle)]
+    return read_sentences(model_dir)
 
 
 @pytest.fixture(scope="module")
 def expected(model_dir):
-    """``expected[k][i]``: `(n_tokens, 32)` top layer ``[forward; backward]`` of ``sentences[k][i]``."""
-    result = []
-    for k in range(3):
-        with h5py.File(model_dir / f"lm_embeddings_{k}.hdf5", "r") as handle:
-            result.append([np.concatenate([handle[str(i)][0], handle[str(i)][1]], axis=-1) for i in range(NUM_BATCHES)])
-    return result
+    return read_expected(model_dir)
 
 
 def _top_layer(bilm, batch):

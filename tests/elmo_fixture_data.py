@@ -1,0 +1,27 @@
+"""Readers for the original bilm-tf test model's sentences and expected embeddings (../shared/fixtures)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import h5py
+import numpy as np
+
+NUM_LISTS = 3  # lm_embeddings_{0,1,2}.hdf5
+NUM_BATCHES = 10  # sentences per list = batches the original code ran
+
+
+def read_sentences(model_dir: pathlib.Path) -> list:
+    """``sentences[k][i]``: token list of sentence ``i`` of list ``k`` (whitespace-tokenized)."""
+    with open(model_dir / "lm_embeddings_sentences.json", encoding="utf-8") as handle:
+        return [[text.split() for text in texts] for texts in json.load(handle)]
+
+
+def read_expected(model_dir: pathlib.Path) -> list:
+    """``expected[k][i]``: `(n_tokens, 32)` top layer ``[forward; backward]`` of ``sentences[k][i]``."""
+    result = []
+    for k in range(NUM_LISTS):
+        with h5py.File(model_dir / f"lm_embeddings_{k}.hdf5", "r") as handle:
+            result.append([np.concatenate([handle[str(i)][0], handle[str(i)][1]], axis=-1) for i in range(NUM_BATCHES)])
+    return result
