@@ -17,35 +17,45 @@ from elmo_keras._quiet import keras
 from keras import ops
 
 
-def scan_time(step, carry, xs):
-    """Run ``carry, y = step(carry, xs[t])`` for ``t = 0 … T−1``.
+def scan_time(step, carry, xs, reverse=False):
+    """Run ``carry, y = step(carry, x_t)`` for ``t = 0 … T−1`` (``T−1 … 0`` when ``reverse``).
 
     Args:
         step: ``fn(carry: tuple of tensors, x_t) -> (new_carry, y_t)`` with ``y_t`` a tuple of tensors.
         carry: tuple of tensors.
-        xs: `(T, ...)` tensor, time-major.
+        xs: `(T, ...)` tensor, time-major, or a tuple of such tensors (then ``x_t`` is the tuple of their
+            ``t``-th slices).
+        reverse: walk time backwards; ``ys[i][t]`` is still the output of step ``t``.
 
     Returns:
         ``(final_carry, ys)`` with every ``ys[i]`` stacked time-major `(T, ...)`.
     """
     if keras.backend.backend() != "tensorflow":
-        return ops.scan(step, carry, xs)
+        return ops.scan(step, carry, xs, reverse=reverse)
     import tensorflow as tf
 
-    steps = tf.shape(xs)[0]
-    probe_carry, probe_y = step(carry, xs[0])  # traced once for the output structure (dead code in the graph)
+    several = isinstance(xs, (tuple, list))
+    sequences = tuple(xs) if several else (xs,)
+
+    def slice_at(t):
+        return tuple(x[t] for x in sequences) if several else sequences[0][t]
+
+    steps = tf.shape(sequences[0])[0]
+    probe_carry, probe_y = step(carry, slice_at(0))  # traced once for the output structure (dead code in the graph)
     del probe_carry
     arrays = tuple(
         tf.TensorArray(y.dtype, size=steps, element_shape=y.shape, clear_after_read=True) for y in probe_y
     )
 
-    def body(t, carry, arrays):
-        new_carry, ys = step(carry, xs[t])
-        return t + 1, tuple(new_carry), tuple(a.write(t, y) for a, y in zip(arrays, ys))
+    def body(i, carry, arrays):
+        t = steps - 1 - i if reverse else i
+        new_carry, ys = step(carry, slice_at(t))
+        return i + 1, tuple(new_carry), tuple(a.write(t, y) for a, y in zip(arrays, ys))
 
+    static_steps = sequences[0].shape[0]
     _, final_carry, arrays = tf.while_loop(
-        lambda t, *_: t < steps, body, (tf.constant(0), tuple(carry), arrays),
-        maximum_iterations=xs.shape[0] if xs.shape[0] is not None else steps,
+        lambda i, *_: i < steps, body, (tf.constant(0), tuple(carry), arrays),
+        maximum_iterations=static_steps if static_steps is not None else steps,
     )
     return final_carry, tuple(a.stack() for a in arrays)
 

@@ -21,9 +21,19 @@ def _stacked(a, b):
     return None if a is None else ops.stack([a.value, b.value])  # .value: the backend tensor of a keras.Variable
 
 
+def _input_gates(forward_cell, backward_cell, inputs):
+    """``x · W + b`` of both directions in one batched matmul: `(2, B, T, D)` → `(2, B, T, 4U)`."""
+    kernel = _stacked(forward_cell.kernel, backward_cell.kernel)  # (2, D, 4U)
+    bias = _stacked(forward_cell.bias, backward_cell.bias)  # (2, 4U)
+    shape = ops.shape(inputs)
+    flat = ops.reshape(inputs, (2, -1, shape[-1]))  # (2, B·T, D)
+    gates = ops.matmul(flat, kernel) + bias[:, None, :]
+    return ops.reshape(gates, (2, shape[1], shape[2], -1))
+
+
 def _run_layer(forward_cell, backward_cell, inputs, mask, unroll):
     """inputs `(2, B, T, D)` (backward half already reversed within length) → outputs `(2, B, T, H)`."""
-    gates = ops.stack([forward_cell.input_gates(inputs[0]), backward_cell.input_gates(inputs[1])])  # (2, B, T, 4U)
+    gates = _input_gates(forward_cell, backward_cell, inputs)  # (2, B, T, 4U)
     recurrent = _stacked(forward_cell.recurrent_kernel, backward_cell.recurrent_kernel)  # (2, H, 4U)
     projection = _stacked(forward_cell.projection_kernel, backward_cell.projection_kernel)  # (2, U, P) or None
     clips = (forward_cell.cell_clip, forward_cell.proj_clip)
@@ -64,7 +74,8 @@ def run_bidirectional(forward, backward, inputs, mask, training=None):
         output = _run_layer(forward_cell, backward_cell, layer_input, mask, forward.unroll)
         if i > 0 and forward.use_skip_connections:
             output = output + layer_input
-        forward_outputs.append(output[0])
-        backward_outputs.append(reverse_within_length(output[1], mask))
+        forward_output, backward_output = ops.unstack(output, 2)  # unstack, not [0]/[1]: a cheaper gradient
+        forward_outputs.append(forward_output)
+        backward_outputs.append(reverse_within_length(backward_output, mask))
         layer_input = output
     return forward_outputs, backward_outputs

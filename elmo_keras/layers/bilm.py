@@ -96,6 +96,19 @@ class BiLM(keras.layers.Layer):
         self.backward_lstm.build(token_shape)
 
     def call(self, inputs, training=None):
+        tokens, forward, backward, mask = self.directional_outputs(inputs, training=training)
+        activations = [ops.concatenate([tokens, tokens], axis=-1)]
+        activations += [ops.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
+        return {"activations": activations, "mask": mask}
+
+    def directional_outputs(self, inputs, training=None):
+        """The pieces ``call`` concatenates: ``(tokens, forward, backward, mask)``.
+
+        ``tokens`` `(batch, time, dim)` (padding zeroed); ``forward`` and ``backward``: lists of ``num_layers``
+        tensors `(batch, time, dim)`; ``mask`` `(batch, time)` bool. The language model reads its top layer
+        from here, which spares training the gradient of slicing the concatenation apart. The layer must be
+        built (call it once, or ``build``).
+        """
         tokens = self.token_encoder(inputs)  # (B, T, dim)
         mask = self.token_encoder.compute_mask(inputs)  # (B, T)
         keep = ops.expand_dims(ops.cast(mask, tokens.dtype), -1)
@@ -105,9 +118,7 @@ class BiLM(keras.layers.Layer):
             backward = self.backward_lstm(tokens, mask=mask, training=training)
         else:  # both directions in one loop per layer: same results, half the loop iterations
             forward, backward = run_bidirectional(self.forward_lstm, self.backward_lstm, tokens, mask, training)
-        activations = [ops.concatenate([tokens, tokens], axis=-1)]
-        activations += [ops.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
-        return {"activations": activations, "mask": mask}
+        return tokens, forward, backward, mask
 
     def reset_states(self):
         """Clear the carried LSTM state of both directions (``stateful=True`` only; harmless otherwise)."""

@@ -65,7 +65,7 @@ def lstm_sequence(gates, recurrent_kernel, projection_kernel=None, cell_clip=Non
 
 
 def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
-    units = ops.shape(gates)[-1] // 4
+    units = recurrent_kernel.shape[-1] // 4
     state_dim = recurrent_kernel.shape[-2]
     lead = ops.shape(gates)[1:-1]  # (..., B)
     h0 = ops.zeros(tuple(lead) + (state_dim,), dtype=gates.dtype)
@@ -80,63 +80,51 @@ def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
     _, (outputs, z_all, c_raw_all) = scan_time(step, (h0, c0), gates)  # (T, ..., B, ·)
 
     def backward(d_outputs):
-        i, f = ops.sigmoid(z_all[..., :units]), ops.sigmoid(z_all[..., units : 2 * units])
-        g, o = ops.tanh(z_all[..., 2 * units : 3 * units]), ops.sigmoid(z_all[..., 3 * units :])
+        # Everything that does not depend on the upstream gradient, for all steps at once:
+        #   dL/dz_t = [dc_t, dc_t, dc_t, dm_t] ⊙ gate_factor_t
+        #   dL/dc_t = (dm_t ⊙ cell_factor_t + dL/dc_{t+1} ⊙ f_{t+1}) ⊙ cell_pass_t
+        z_i, z_f, z_g, z_o = ops.split(z_all, 4, axis=-1)
+        i, f, g, o = ops.sigmoid(z_i), ops.sigmoid(z_f), ops.tanh(z_g), ops.sigmoid(z_o)
         c_all = c_raw_all if cell_clip is None else ops.clip(c_raw_all, -cell_clip, cell_clip)
         tanh_c = ops.tanh(c_all)
-        cell_pass = _clip_pass(c_raw_all, cell_clip)
         c_prev = ops.concatenate([c0[None], c_all[:-1]], axis=0)
         h_prev = ops.concatenate([h0[None], outputs[:-1]], axis=0)
         m_all = o * tanh_c
+        gate_factor = ops.concatenate(
+            [g * i * (1.0 - i), c_prev * f * (1.0 - f), i * (1.0 - g * g), tanh_c * o * (1.0 - o)], axis=-1
+        )
+        cell_factor = o * (1.0 - tanh_c * tanh_c)
+        f_next = ops.concatenate([f[1:], ops.zeros_like(f[:1])], axis=0)  # f_{t+1}; nothing after the last step
+        per_step = [d_outputs, gate_factor, cell_factor, f_next]
+        cell_pass = _clip_pass(c_raw_all, cell_clip)
+        if cell_pass is not None:
+            per_step.append(cell_pass)
         proj_pass = None
         if projection_kernel is not None and proj_clip is not None:
             proj_pass = _clip_pass(ops.matmul(m_all, projection_kernel), proj_clip)
+            per_step.append(proj_pass)
         recurrent_t = _transpose(recurrent_kernel)
         projection_t = None if projection_kernel is None else _transpose(projection_kernel)
-        per_step = [d_outputs, i, f, g, o, tanh_c, c_prev]
-        if cell_pass is not None:
-            per_step.append(cell_pass)
-        if proj_pass is not None:
-            per_step.append(proj_pass)
-        # reverse time: scan over flipped sequences, flip the results back
-        flipped = ops.flip(ops.concatenate(per_step, axis=-1), axis=0)
-        sizes = [d_outputs.shape[-1] or state_dim] + [units] * 6
-        if cell_pass is not None:
-            sizes.append(units)
-        if proj_pass is not None:
-            sizes.append(state_dim)
-        offsets = [0]
-        for size in sizes:
-            offsets.append(offsets[-1] + size)
 
-        def back_step(carry, packed):
-            d_h_next, d_c_next = carry
-            parts = [packed[..., offsets[k] : offsets[k + 1]] for k in range(len(sizes))]
-            d_out, i_t, f_t, g_t, o_t, tanh_c_t, c_prev_t = parts[:7]
-            rest = parts[7:]
+        def back_step(carry, per_t):
+            d_h_next, d_c_next = carry  # dL/dh_t through step t+1, dL/dc_{t+1}
+            d_out, gate_factor_t, cell_factor_t, f_next_t = per_t[:4]
+            rest = list(per_t[4:])
             cell_pass_t = rest.pop(0) if cell_pass is not None else None
             proj_pass_t = rest.pop(0) if proj_pass is not None else None
             d_h = d_out + d_h_next
             if proj_pass_t is not None:
                 d_h = d_h * proj_pass_t
             d_m = d_h if projection_t is None else ops.matmul(d_h, projection_t)
-            d_c = d_m * o_t * (1.0 - tanh_c_t * tanh_c_t) + d_c_next  # dL/dc_t (after its clip)
+            d_c = d_m * cell_factor_t + d_c_next * f_next_t  # dL/dc_t (after its clip)
             if cell_pass_t is not None:
                 d_c = d_c * cell_pass_t  # dL/dc_t before the clip
-            d_z = ops.concatenate(
-                [
-                    d_c * g_t * i_t * (1.0 - i_t),
-                    d_c * c_prev_t * f_t * (1.0 - f_t),
-                    d_c * i_t * (1.0 - g_t * g_t),
-                    d_m * tanh_c_t * o_t * (1.0 - o_t),
-                ],
-                axis=-1,
-            )
-            return (ops.matmul(d_z, recurrent_t), d_c * f_t), (d_z, d_h)
+            d_z = ops.concatenate([d_c, d_c, d_c, d_m], axis=-1) * gate_factor_t
+            return (ops.matmul(d_z, recurrent_t), d_c), ((d_z, d_h) if projection_t is not None else (d_z,))
 
         zero_h, zero_c = ops.zeros_like(h0), ops.zeros_like(c0)
-        _, (d_z_flipped, d_h_flipped) = scan_time(back_step, (zero_h, zero_c), flipped)
-        d_z_all, d_h_all = ops.flip(d_z_flipped, axis=0), ops.flip(d_h_flipped, axis=0)  # (T, ..., B, ·)
+        _, per_step_grads = scan_time(back_step, (zero_h, zero_c), tuple(per_step), reverse=True)
+        d_z_all = per_step_grads[0]  # (T, ..., B, 4U)
 
         def summed_outer(a, b):
             """Σ_t Σ_b a[t, ..., b, :]ᵀ b[t, ..., b, :] → `(..., a_dim, b_dim)`."""
@@ -148,7 +136,7 @@ def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
             return ops.matmul(_transpose(a), b)
 
         d_recurrent = summed_outer(h_prev, d_z_all)
-        d_projection = None if projection_kernel is None else summed_outer(m_all, d_h_all)
+        d_projection = None if projection_kernel is None else summed_outer(m_all, per_step_grads[1])
         return d_z_all, d_recurrent, d_projection
 
     return outputs, backward

@@ -74,14 +74,11 @@ class BiLanguageModel(keras.Model):
         self.softmax.build((None, None, self.bilm.output_dim // 2))
 
     def call(self, inputs, training=None):
-        outputs = self.bilm(inputs, training=training)
-        top = self.softmax_dropout(outputs["activations"][-1], training=training)  # (B, T, 2 * dim)
-        half = self.bilm.output_dim // 2
-        return {
-            "forward_logits": self.softmax(top[..., :half]),  # (B, T, V)
-            "backward_logits": self.softmax(top[..., half:]),  # (B, T, V)
-            "mask": outputs["mask"],
-        }
+        _, forward, backward, mask = self.bilm.directional_outputs(inputs, training=training)
+        tops = ops.concatenate([forward[-1], backward[-1]], axis=0)  # (2B, T, dim): one dropout, one softmax matmul
+        logits = self.softmax(self.softmax_dropout(tops, training=training))  # (2B, T, V)
+        forward_logits, backward_logits = ops.split(logits, 2, axis=0)
+        return {"forward_logits": forward_logits, "backward_logits": backward_logits, "mask": mask}
 
     @staticmethod
     def _direction_loss(logits, targets):
@@ -95,8 +92,12 @@ class BiLanguageModel(keras.Model):
         if y is None:
             y = x
         targets = ops.cast(y, "int32")
-        forward_loss, forward_count = self._direction_loss(y_pred["forward_logits"][:, :-1], targets[:, 1:])
-        backward_loss, backward_count = self._direction_loss(y_pred["backward_logits"][:, 1:], targets[:, :-1])
+        # shift the targets, not the logits (cheaper to differentiate); the padding targets weigh nothing
+        padding = ops.full_like(targets[:, :1], PAD_ID)
+        next_tokens = ops.concatenate([targets[:, 1:], padding], axis=1)  # forward_logits[:, t] predicts t+1
+        previous_tokens = ops.concatenate([padding, targets[:, :-1]], axis=1)  # backward_logits[:, t] predicts t−1
+        forward_loss, forward_count = self._direction_loss(y_pred["forward_logits"], next_tokens)
+        backward_loss, backward_count = self._direction_loss(y_pred["backward_logits"], previous_tokens)
         self.forward_perplexity.update_state(forward_loss, sample_weight=forward_count)
         self.backward_perplexity.update_state(backward_loss, sample_weight=backward_count)
         return forward_loss + backward_loss

@@ -46,13 +46,17 @@ def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int |
 
 
 class ShuffledBatches(keras.utils.PyDataset):
-    """Shuffled training batches, deterministic for a given ``seed``, all of one shape.
+    """Endless shuffled training batches, deterministic for a given ``seed``, each padded to its own longest sentence.
 
-    One shape for every batch means one compiled training step (a new shape would compile the whole step
-    again): every batch is padded to the corpus's longest sentence, and the last one with empty rows, which
-    carry no loss. Every epoch the sentences are shuffled, cut into pools of ``pool_batches`` batches
-    and sorted by length inside each pool, so that a batch's sentences are of similar length; the batch
-    order is shuffled too. Yields ``(inputs, targets)`` as ``encode_for_lm`` makes them.
+    Batch ``index`` belongs to epoch ``index // len(self)``. Every epoch the sentences are shuffled, cut into
+    pools of ``pool_batches`` batches and sorted by length inside each pool, so that a batch's sentences are of
+    similar length and little time is spent on padding; the batch order is shuffled too. The stream is endless
+    (``num_batches`` is None; ``fit`` gets ``steps_per_epoch=len(self)``) so Keras keeps one input pipeline for
+    the whole fit instead of building and tearing one down every epoch, which stalled the next epoch by about
+    a second. The training step is traced once with the time axis left symbolic: Keras reads the input
+    signature from the first two batches, so they are arranged to differ in length whenever the corpus
+    allows. The last batch of an epoch is filled up with empty rows (no loss) so the batch size never changes.
+    Yields ``(inputs, targets)`` as ``encode_for_lm`` makes them.
     """
 
     def __init__(self, sentences, vocabulary, encoder, batch_size, seed=0, pool_batches=8):
@@ -63,35 +67,46 @@ class ShuffledBatches(keras.utils.PyDataset):
         self.batch_size = int(batch_size)
         self.pool_batches = int(pool_batches)
         self.seed = int(seed)
-        self.epoch = 0
-        self.length = max(len(s) for s in self.sentences) + 2
-        self._batches = self._make_batches()
+        self._epoch = 0
+        self._batches = self._make_batches(0)
 
-    def _make_batches(self):
-        rng = np.random.default_rng([self.seed, self.epoch])
+    def _make_batches(self, epoch):
+        rng = np.random.default_rng([self.seed, epoch])
         order = rng.permutation(len(self.sentences))
         pool = self.batch_size * self.pool_batches
         batches = []
         for start in range(0, len(order), pool):
             chunk = sorted(order[start : start + pool], key=lambda i: len(self.sentences[i]))
             batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
-        return [batches[i] for i in rng.permutation(len(batches))]
+        batches = [batches[i] for i in rng.permutation(len(batches))]
+        lengths = [self._length(batch) for batch in batches]
+        other = next((i for i in range(1, len(batches)) if lengths[i] != lengths[0]), None)
+        if other is not None:  # batches 0 and 1 of different lengths: a symbolic time axis, one trace
+            batches[1], batches[other] = batches[other], batches[1]
+        return batches
+
+    def _length(self, batch):
+        return max(len(self.sentences[i]) for i in batch) + 2  # + <S> and </S>
 
     def __len__(self):
-        return len(self._batches)
+        """Batches per epoch."""
+        return -(-len(self.sentences) // self.batch_size)
+
+    @property
+    def num_batches(self):
+        return None  # endless (see the class docstring)
 
     def __getitem__(self, index):
-        batch = [self.sentences[i] for i in self._batches[index]]
-        inputs, targets = encode_for_lm(batch, self.vocabulary, self.encoder, length=self.length)
-        missing = self.batch_size - len(batch)  # pad the last batch with empty rows: one shape, one compilation
+        epoch, position = divmod(int(index), len(self))
+        if epoch != self._epoch:
+            self._epoch, self._batches = epoch, self._make_batches(epoch)
+        batch = [self.sentences[i] for i in self._batches[position]]
+        inputs, targets = encode_for_lm(batch, self.vocabulary, self.encoder)
+        missing = self.batch_size - len(batch)  # fill the last batch with empty rows: the batch size never changes
         if missing:
             inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])
             targets = np.concatenate([targets, np.zeros((missing,) + targets.shape[1:], targets.dtype)])
         return inputs, targets
-
-    def on_epoch_end(self):
-        self.epoch += 1
-        self._batches = self._make_batches()
 
 
 class _ProgressAdapter(keras.callbacks.Callback):
@@ -191,7 +206,10 @@ def train_bilm(
     batches = ShuffledBatches(sentences, vocabulary, config.encoder, config.batch_size, seed=int(seed))
     keras_callbacks = [c if isinstance(c, keras.callbacks.Callback) else _ProgressAdapter(c) for c in callbacks or []]
     started = time.perf_counter()
-    history = model.fit(batches, epochs=config.epochs, callbacks=keras_callbacks, verbose=verbose)
+    history = model.fit(
+        batches, epochs=config.epochs, steps_per_epoch=len(batches), shuffle=False, callbacks=keras_callbacks,
+        verbose=verbose,
+    )
     seconds = time.perf_counter() - started
     summary = {
         "config": config.to_dict(),
