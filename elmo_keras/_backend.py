@@ -7,6 +7,7 @@
 - ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit``; eager elsewhere.
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
+- ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
 """
 
 from __future__ import annotations
@@ -102,3 +103,32 @@ def is_eager(tensor) -> bool:
 
         return not isinstance(tensor, jax.core.Tracer)
     return True
+
+
+def gathered_batches(inputs, targets, plan, lengths):
+    """A ``tf.data`` pipeline of ``(inputs[plan[k], :lengths[k]], targets[plan[k], :lengths[k]])`` for each ``k``.
+
+    Args:
+        inputs: `(rows + 1, time, ...)` encoded sentences, the last row all padding (it fills short batches).
+        targets: `(rows + 1, time)`.
+        plan: int32 `(num_batches, batch_size)` row indices; lengths: int32 `(num_batches,)` time steps.
+
+    The whole plan is built up front, so batches are gathered inside TensorFlow; element shapes are
+    `(batch_size, None, ...)`, so the training step is traced once for every length.
+    """
+    import numpy as np
+    import tensorflow as tf
+
+    padding = np.zeros((1,) + inputs.shape[1:], inputs.dtype), np.zeros((1,) + targets.shape[1:], targets.dtype)
+    inputs = tf.constant(np.concatenate([inputs, padding[0]]))
+    targets = tf.constant(np.concatenate([targets, padding[1]]))
+    plan, lengths = tf.constant(plan), tf.constant(lengths)
+
+    def batch(k):
+        rows, length = plan[k], lengths[k]
+        return tf.gather(inputs, rows)[:, :length], tf.gather(targets, rows)[:, :length]
+
+    options = tf.data.Options()
+    # no autotuning: its background thread made tearing the pipeline down at the end of fit wait up to ~20 s
+    options.autotune.enabled = False
+    return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)

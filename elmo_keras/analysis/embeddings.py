@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.inference import bilm_activations
 from elmo_keras.models.training import encode_for_lm
 
 DEFAULT_BATCH_SIZE = 64
@@ -28,8 +29,7 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
     for start in range(0, len(sentences), batch_size):
         batch = sentences[start : start + batch_size]
         inputs, _ = encode_for_lm(batch, model.vocabulary, model.encoder_kind)
-        outputs = model.bilm(inputs, training=False)
-        stacked = np.stack([np.asarray(a) for a in outputs["activations"]])  # (L, B, T, D)
+        stacked = bilm_activations(model, inputs)  # (L, B, T, D)
         results += [stacked[:, i, 1 : len(s) + 1] for i, s in enumerate(batch)]
     return results
 

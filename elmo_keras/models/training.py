@@ -10,7 +10,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from elmo_keras._quiet import keras
+from elmo_keras._backend import gathered_batches
 from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.inference import lm_logits
 from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, get_preset
 from elmo_keras.text.batching import encode_characters, encode_word_ids
 from elmo_keras.text.tokenizer import tokenize
@@ -46,17 +48,19 @@ def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int |
 
 
 class ShuffledBatches(keras.utils.PyDataset):
-    """Endless shuffled training batches, deterministic for a given ``seed``, each padded to its own longest sentence.
+    """Shuffled training batches, deterministic for a given ``seed``, each padded to its own longest sentence.
 
-    Batch ``index`` belongs to epoch ``index // len(self)``. Every epoch the sentences are shuffled, cut into
-    pools of ``pool_batches`` batches and sorted by length inside each pool, so that a batch's sentences are of
-    similar length and little time is spent on padding; the batch order is shuffled too. The stream is endless
-    (``num_batches`` is None; ``fit`` gets ``steps_per_epoch=len(self)``) so Keras keeps one input pipeline for
-    the whole fit instead of building and tearing one down every epoch, which stalled the next epoch by about
-    a second. The training step is traced once with the time axis left symbolic: Keras reads the input
-    signature from the first two batches, so they are arranged to differ in length whenever the corpus
-    allows. The last batch of an epoch is filled up with empty rows (no loss) so the batch size never changes.
-    Yields ``(inputs, targets)`` as ``encode_for_lm`` makes them.
+    Every epoch (``on_epoch_end`` moves to the next) the
+    sentences are shuffled, cut into pools of ``pool_batches`` batches and sorted by length inside each pool,
+    so that a batch's sentences are of similar length and little time is spent on padding; the batch order
+    is shuffled too. The last batch of an epoch is filled up with empty rows (no loss) so the batch size never
+    changes. The first two batches differ in length whenever the corpus allows, so that a pipeline reading
+    its signature from them (Keras does) leaves the time axis symbolic: one trace of the training step.
+
+    ``train_bilm`` feeds ``fit`` from ``training_batches``: on TensorFlow a ``tf.data`` pipeline that
+    gathers this plan's rows from the encoded corpus (no Python in the loop: a Python generator behind
+    ``tf.data`` stalled epochs by about a second when its pipeline was torn down); elsewhere this
+    ``PyDataset`` itself. Items are ``(inputs, targets)`` as ``encode_for_lm`` makes them.
     """
 
     def __init__(self, sentences, vocabulary, encoder, batch_size, seed=0, pool_batches=8):
@@ -67,10 +71,10 @@ class ShuffledBatches(keras.utils.PyDataset):
         self.batch_size = int(batch_size)
         self.pool_batches = int(pool_batches)
         self.seed = int(seed)
-        self._epoch = 0
-        self._batches = self._make_batches(0)
+        self._epoch, self._batches = 0, self.epoch_batches(0)
 
-    def _make_batches(self, epoch):
+    def epoch_batches(self, epoch: int) -> list[list[int]]:
+        """The sentence indices of every batch of ``epoch``, in training order."""
         rng = np.random.default_rng([self.seed, epoch])
         order = rng.permutation(len(self.sentences))
         pool = self.batch_size * self.pool_batches
@@ -78,35 +82,47 @@ class ShuffledBatches(keras.utils.PyDataset):
         for start in range(0, len(order), pool):
             chunk = sorted(order[start : start + pool], key=lambda i: len(self.sentences[i]))
             batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
-        batches = [batches[i] for i in rng.permutation(len(batches))]
-        lengths = [self._length(batch) for batch in batches]
+        batches = [[int(i) for i in batches[k]] for k in rng.permutation(len(batches))]
+        lengths = [self.batch_length(batch) for batch in batches]
         other = next((i for i in range(1, len(batches)) if lengths[i] != lengths[0]), None)
         if other is not None:  # batches 0 and 1 of different lengths: a symbolic time axis, one trace
             batches[1], batches[other] = batches[other], batches[1]
         return batches
 
-    def _length(self, batch):
-        return max(len(self.sentences[i]) for i in batch) + 2  # + <S> and </S>
+    def batch_length(self, batch: Sequence[int]) -> int:
+        """Time steps of a batch: its longest sentence + ``<S>`` and ``</S>``."""
+        return max(len(self.sentences[i]) for i in batch) + 2
 
     def __len__(self):
         """Batches per epoch."""
         return -(-len(self.sentences) // self.batch_size)
 
-    @property
-    def num_batches(self):
-        return None  # endless (see the class docstring)
-
     def __getitem__(self, index):
-        epoch, position = divmod(int(index), len(self))
-        if epoch != self._epoch:
-            self._epoch, self._batches = epoch, self._make_batches(epoch)
-        batch = [self.sentences[i] for i in self._batches[position]]
+        batch = [self.sentences[i] for i in self._batches[int(index)]]
         inputs, targets = encode_for_lm(batch, self.vocabulary, self.encoder)
-        missing = self.batch_size - len(batch)  # fill the last batch with empty rows: the batch size never changes
+        missing = self.batch_size - len(batch)
         if missing:
             inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])
             targets = np.concatenate([targets, np.zeros((missing,) + targets.shape[1:], targets.dtype)])
         return inputs, targets
+
+    def on_epoch_end(self):
+        self._epoch += 1
+        self._batches = self.epoch_batches(self._epoch)
+
+
+def training_batches(batches: ShuffledBatches, epochs: int):
+    """What ``fit`` trains on for ``epochs`` epochs of ``batches`` (see ``ShuffledBatches``)."""
+    if keras.backend.backend() != "tensorflow":
+        return batches
+    inputs, targets = encode_for_lm(batches.sentences, batches.vocabulary, batches.encoder)
+    empty = len(batches.sentences)  # one extra all-padding row fills short batches
+    plan, lengths = [], []
+    for epoch in range(epochs):
+        for batch in batches.epoch_batches(epoch):
+            plan.append(batch + [empty] * (batches.batch_size - len(batch)))
+            lengths.append(batches.batch_length(batch))
+    return gathered_batches(inputs, targets, np.asarray(plan, np.int32), np.asarray(lengths, np.int32))
 
 
 class _ProgressAdapter(keras.callbacks.Callback):
@@ -127,8 +143,8 @@ def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dic
     model.forward_perplexity.reset_state()
     model.backward_perplexity.reset_state()
     for start in range(0, len(sentences), batch_size):
-        batch_inputs = inputs[start : start + batch_size]
-        outputs = model(batch_inputs, training=False)
+        forward_logits, backward_logits = lm_logits(model, inputs[start : start + batch_size])
+        outputs = {"forward_logits": forward_logits, "backward_logits": backward_logits}
         model.compute_loss(y=targets[start : start + batch_size], y_pred=outputs, training=False)
     result = {
         "forward_perplexity": float(model.forward_perplexity.result()),
@@ -207,8 +223,8 @@ def train_bilm(
     keras_callbacks = [c if isinstance(c, keras.callbacks.Callback) else _ProgressAdapter(c) for c in callbacks or []]
     started = time.perf_counter()
     history = model.fit(
-        batches, epochs=config.epochs, steps_per_epoch=len(batches), shuffle=False, callbacks=keras_callbacks,
-        verbose=verbose,
+        training_batches(batches, config.epochs), epochs=config.epochs, steps_per_epoch=len(batches), shuffle=False,
+        callbacks=keras_callbacks, verbose=verbose,
     )
     seconds = time.perf_counter() - started
     summary = {

@@ -1,0 +1,51 @@
+"""Stateless inference for a trained ``BiLanguageModel``, compiled once per model and reused for every batch.
+
+Calling a Keras model eagerly runs the LSTM time loop op by op from Python; here the forward pass is traced
+once as a graph with symbolic batch and time axes (``_backend.compile_for_inference``), so embedding the
+whole corpus or scoring held-out sentences costs one trace plus fast calls. The compiled functions are kept
+per model (weakly: they go when the model goes). A ``stateful`` biLM runs eagerly, as it must.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from elmo_keras._backend import compile_for_inference
+from keras import ops
+
+_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _compiled(model, name, fn, inputs):
+    if getattr(model.bilm, "stateful", False):
+        return fn
+    functions = _COMPILED.setdefault(model, {})
+    if name not in functions:
+        functions[name] = compile_for_inference(fn, "graph", np.shape(inputs))
+    return functions[name]
+
+
+def bilm_activations(model, inputs) -> np.ndarray:
+    """All layers of ``model.bilm`` on ``inputs`` (ids with boundaries, as ``encode_for_lm`` makes them).
+
+    Returns:
+        float32 `(num_layers, batch, time, 2 * dim)`; padded positions are zero.
+    """
+
+    def activations(x):
+        return ops.stack(model.bilm(x, training=False)["activations"])
+
+    return np.asarray(_compiled(model, "activations", activations, inputs)(inputs))
+
+
+def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
+    """``(forward_logits, backward_logits)`` of the language model, each `(batch, time, vocab)`."""
+
+    def logits(x):
+        outputs = model(x, training=False)
+        return outputs["forward_logits"], outputs["backward_logits"]
+
+    forward, backward = _compiled(model, "logits", logits, inputs)(inputs)
+    return np.asarray(forward), np.asarray(backward)
