@@ -15,6 +15,7 @@ from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.models.inference import lm_logits
 from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, get_preset
 from elmo_keras.text.batching import encode_characters, encode_word_ids
+from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import EOS_ID, Vocabulary
 
@@ -218,7 +219,10 @@ def train_bilm(
     model.config = config
     # A plain graph, not XLA: with the hand-written LSTM backward pass (layers/lstm_sequence.py) the graph
     # step measured ~2x faster than XLA's while loop on 2 cores, and it builds in ~3 s instead of ~5.
+    model.build((None, None) if config.encoder == "word" else (None, None, MAX_CHARS_PER_TOKEN))
     model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    # Adam's slots made now, not during the first step: a step that creates variables is traced twice
+    model.optimizer.build(model.trainable_variables)
     batches = ShuffledBatches(sentences, vocabulary, config.encoder, config.batch_size, seed=int(seed))
     keras_callbacks = [c if isinstance(c, keras.callbacks.Callback) else _ProgressAdapter(c) for c in callbacks or []]
     started = time.perf_counter()
