@@ -14,7 +14,7 @@ import streamlit as st
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import builtin_corpus, describe
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
-from elmo_keras.explorer.training import LiveHistory, TrainingSettings, train_default_model
+from elmo_keras.explorer.training import BackgroundTraining
 
 PAGES = [
     st.Page("pages/context_similarity.py", title="Context similarity", icon=":material/grid_on:", default=True),
@@ -25,22 +25,30 @@ PAGES = [
 ]
 
 
+@st.cache_resource(show_spinner=False)
+def first_launch_training(models_dir: str) -> BackgroundTraining:
+    """One first-launch training per models directory and app process, whatever the number of sessions."""
+    return BackgroundTraining(models_dir)
+
+
 def first_launch(models_dir) -> None:
-    """No model on disk yet: train the default one with a progress bar, then start again."""
+    """No model on disk yet: train the default one in the background, show its progress, then start again.
+
+    The training runs in its own thread (shared by every session); this run only watches it. A click or a
+    second tab interrupts or repeats the watching, never the training.
+    """
+    job = first_launch_training(str(models_dir))
     st.title("ELMo explorer")
-    settings = TrainingSettings.for_preset(DEFAULT_PRESET)
     st.info(f"First launch: training the `{DEFAULT_PRESET}` biLM on the built-in polysemy corpus "
-            f"({settings.epochs} epochs). It is saved as **{DEFAULT_MODEL_NAME}** in `{models_dir}`, "
-            "so later launches start at once.")
-    bar = st.progress(0.0, text="Building the model (the first epoch also compiles the training step)…")
-
-    def show(epoch, logs):
-        bar.progress(history.fraction, text=f"Epoch {epoch}/{settings.epochs}: forward perplexity "
-                                            f"{logs.get('forward_perplexity', float('nan')):.1f}, backward "
-                                            f"{logs.get('backward_perplexity', float('nan')):.1f}")
-
-    history = LiveHistory(settings.epochs, on_epoch=show)
-    train_default_model(models_dir, progress=history)
+            f"({job.settings.epochs} epochs, about 25 s on 2 CPU cores). It is saved as **{DEFAULT_MODEL_NAME}** in "
+            f"`{models_dir}`, so later launches start at once.")
+    bar = st.progress(job.history.fraction, text=job.status())
+    while not job.wait(0.5):  # watch without rerunning: a rerun per poll slowed the training thread down
+        bar.progress(job.history.fraction, text=job.status())
+    if job.error is not None:
+        first_launch_training.clear()  # the next run tries again
+        st.error(f"Training the first model failed: {job.error}")
+        st.stop()
     st.session_state[state.REQUESTED_MODEL] = DEFAULT_MODEL_NAME
     st.rerun()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import time
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, list_models
@@ -49,7 +50,8 @@ def test_the_sidebar_shows_the_active_model_and_the_similarity_page_opens(app_en
 
 
 def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_dir, tmp_path, monkeypatch):
-    """With no model on disk the frame trains (here: a stand-in returning the tiny model) and saves 'toy'."""
+    """With no model on disk the frame trains in the background (here: a stand-in returning the tiny model),
+    watches its progress and saves 'toy'; the run after that trains nothing."""
     from elmo_keras.explorer import training
 
     empty = tmp_path / "models"
@@ -60,6 +62,7 @@ def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_d
     def stand_in(corpus, settings, progress=None):
         calls.append(settings)
         progress(1, {"loss": 9.0, "forward_perplexity": 90.0, "backward_perplexity": 95.0})
+        time.sleep(1.2)  # the page watches the training thread for a while
         return load_bilm(tiny_models_dir / TINY_NAME)
 
     monkeypatch.setattr(training, "train_on_corpus", stand_in)

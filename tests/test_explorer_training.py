@@ -48,3 +48,37 @@ def test_a_bad_name_fails_before_any_training(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="use only letters, digits"):
         train_and_save(builtin_corpus(), TrainingSettings.for_preset("tiny"), tmp_path, "bad name!", "built-in")
     assert not any(tmp_path.iterdir())
+
+
+def test_background_training_reports_progress_and_the_saved_model(tiny_models_dir, tmp_path, monkeypatch):
+    import threading
+
+    from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME
+    from elmo_keras.models import load_bilm
+    from tests.explorer_fixtures import TINY_NAME
+
+    release = threading.Event()
+
+    def stand_in(corpus, settings, progress=None):
+        progress(1, {"loss": 9.0, "forward_perplexity": 90.0, "backward_perplexity": 95.0})
+        release.wait(10)
+        return load_bilm(tiny_models_dir / TINY_NAME)
+
+    monkeypatch.setattr(training, "train_on_corpus", stand_in)
+    job = training.BackgroundTraining(tmp_path)
+    assert not job.wait(0.2) and not job.done  # still training: a poll returns without waiting for the end
+    assert job.status() == f"Epoch 1/{job.settings.epochs}: forward perplexity 90.0, backward 95.0"
+    release.set()
+    assert job.wait(10) and job.error is None
+    assert job.ref.name == DEFAULT_MODEL_NAME and (tmp_path / DEFAULT_MODEL_NAME).is_dir()
+
+
+def test_background_training_keeps_the_error_for_the_page(tmp_path, monkeypatch):
+    def failing(corpus, settings, progress=None):
+        raise MemoryError("out of memory while building the model")
+
+    monkeypatch.setattr(training, "train_on_corpus", failing)
+    job = training.BackgroundTraining(tmp_path)
+    assert job.wait(10)
+    assert isinstance(job.error, MemoryError) and job.ref is None
+    assert job.status().startswith("Building the model")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -110,3 +111,44 @@ def train_default_model(directory: str | os.PathLike, progress: Progress | None 
     """The first-launch model: the ``toy`` preset on the built-in corpus, saved as ``toy``."""
     settings = TrainingSettings.for_preset(DEFAULT_PRESET)
     return train_and_save(builtin_corpus(), settings, directory, DEFAULT_MODEL_NAME, BUILT_IN, progress, overwrite=True)
+
+
+class BackgroundTraining:
+    """The first-launch training, run in a background thread and shared by every session of the app process.
+
+    The page that shows it only polls (``wait``, ``history``, ``done``, ``error``), so a click or a second
+    browser tab during training reruns that page without restarting or duplicating the training.
+    """
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = directory
+        self.settings = TrainingSettings.for_preset(DEFAULT_PRESET)
+        self.history = LiveHistory(self.settings.epochs)
+        self.ref: ModelRef | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="elmo-keras-first-launch", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.ref = train_default_model(self.directory, progress=self.history)
+        except BaseException as error:  # reported to whoever polls; the thread must not die silently
+            self.error = error
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def wait(self, seconds: float) -> bool:
+        """Block for up to ``seconds``; True once the training has finished (successfully or not)."""
+        self._thread.join(timeout=seconds)
+        return self.done
+
+    def status(self) -> str:
+        """One line for the progress bar."""
+        if not self.history.logs:
+            return "Building the model (the first epoch also compiles the training step)…"
+        last = self.history.logs[-1]
+        return (f"Epoch {last['epoch']}/{self.settings.epochs}: forward perplexity "
+                f"{last.get('forward_perplexity', float('nan')):.1f}, backward "
+                f"{last.get('backward_perplexity', float('nan')):.1f}")
