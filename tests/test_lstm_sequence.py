@@ -48,3 +48,18 @@ def test_gradients_match_autodiff(projection, cell_clip, proj_clip, scale):
         assert np.abs(ours).max() > 0  # sanity: something flowed
     for ours_g, ref_g in zip(our_grads, reference_grads):
         np.testing.assert_allclose(ours_g, ref_g, atol=1e-10, rtol=1e-8)
+
+
+def test_scan_time_runs_backwards_over_several_sequences():
+    """``reverse=True`` walks t = T−1 … 0 and still stores step t's output at index t."""
+    values = tf.constant([[1.0], [2.0], [3.0], [4.0]])
+    weights = tf.constant([[1.0], [10.0], [100.0], [1000.0]])
+
+    def step(carry, x_t):
+        value, weight = x_t
+        total = carry[0] + value * weight
+        return (total,), (total,)
+
+    (final,), (running,) = scan_time(step, (tf.zeros((1,)),), (values, weights), reverse=True)
+    np.testing.assert_allclose(running.numpy()[:, 0], [4321.0, 4320.0, 4300.0, 4000.0])
+    np.testing.assert_allclose(final.numpy(), [4321.0])

@@ -2,9 +2,11 @@
 
 Autodiff through a symbolic time loop stores every intermediate of every step in per-op accumulators and
 computes the recurrent weight gradient with a small matmul per step. Here the forward loop keeps only the
-gate pre-activations ``z_t`` and the unclipped cells; the backward loop does one matmul per step
-(``dz_t · Uᵀ``, plus one for the projection), and the weight gradients are single large matmuls over all
-steps at once. The equations are ``projected_lstm_cell.lstm_update``'s (the forward loop calls it);
+gate pre-activations ``z_t`` and the unclipped cells. Everything in the gradient that does not depend on
+the upstream gradient (the gate derivatives, ``o ⊙ (1 − tanh² c)``, the next forget gate, the clip masks) is
+computed for all steps at once, so the backward loop (a reverse scan, no flipping) is a handful of ops and one
+matmul per step (``dz_t · Uᵀ``, plus one for the projection); the weight gradients are single large matmuls
+over all steps. The equations are ``projected_lstm_cell.lstm_update``'s (the forward loop calls it);
 ``tests/test_lstm_sequence.py`` checks outputs and gradients against autodiff through ``lstm_step``.
 """
 

@@ -1,0 +1,70 @@
+"""The training input: the batch plan, the tf.data pipeline that gathers it, and compiled inference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from elmo_keras.data import polysemy_sentences
+from elmo_keras.models.inference import bilm_activations, lm_logits
+from elmo_keras.models.training import ShuffledBatches, as_token_lists, encode_for_lm, training_batches
+from elmo_keras.text import Vocabulary
+
+
+def corpus_batches(seed=0, batch_size=32):
+    sentences = as_token_lists(polysemy_sentences("train"))
+    vocabulary = Vocabulary.from_corpus(sentences, lowercase=True)
+    return ShuffledBatches(sentences, vocabulary, "word", batch_size, seed=seed)
+
+
+def test_every_epoch_covers_every_sentence_once_in_length_sorted_batches():
+    batches = corpus_batches()
+    for epoch in range(3):
+        plan = batches.epoch_batches(epoch)
+        assert sorted(i for batch in plan for i in batch) == list(range(len(batches.sentences)))
+        assert len(plan) == len(batches) and all(len(batch) <= 32 for batch in plan)
+    assert batches.epoch_batches(0) != batches.epoch_batches(1)  # reshuffled every epoch
+    assert batches.epoch_batches(1) == corpus_batches().epoch_batches(1)  # deterministic for a seed
+    assert batches.epoch_batches(1) != corpus_batches(seed=1).epoch_batches(1)
+
+
+def test_first_two_batches_differ_in_length_so_the_time_axis_stays_symbolic():
+    for seed in range(5):
+        batches = corpus_batches(seed)
+        for epoch in range(3):
+            first, second = batches.epoch_batches(epoch)[:2]
+            assert batches.batch_length(first) != batches.batch_length(second)
+
+
+def test_padding_per_batch_is_small():
+    """Pooled sorting keeps a batch's sentences of similar length: under 15% padding on the corpus."""
+    batches = corpus_batches()
+    real = sum(len(s) + 2 for s in batches.sentences)
+    padded = sum(len(batch) * batches.batch_length(batch) for batch in batches.epoch_batches(0))
+    assert padded < 1.15 * real
+
+
+def test_the_tf_data_pipeline_yields_the_pydataset_batches():
+    batches = corpus_batches(batch_size=48)
+    pipeline = list(training_batches(batches, epochs=2).as_numpy_iterator())
+    assert len(pipeline) == 2 * len(batches)
+    expected = [batches[k] for k in range(len(batches))]
+    batches.on_epoch_end()
+    expected += [batches[k] for k in range(len(batches))]
+    for (inputs, targets), (want_inputs, want_targets) in zip(pipeline, expected):
+        np.testing.assert_array_equal(inputs, want_inputs)
+        np.testing.assert_array_equal(targets, want_targets)
+    assert {inputs.shape[0] for inputs, _ in pipeline} == {48}  # the last batch is filled with empty rows
+    assert len({inputs.shape[1] for inputs, _ in pipeline}) > 3  # each batch has its own length
+
+
+def test_compiled_inference_equals_calling_the_model(tiny_model):
+    sentences = [["the", "bank", "of", "the", "river"], ["play"], ["i", "paid", "the", "bank", "right", "away", "."]]
+    inputs, _ = encode_for_lm(sentences, tiny_model.vocabulary, "word")
+    eager = np.stack([np.asarray(a) for a in tiny_model.bilm(inputs, training=False)["activations"]])
+    np.testing.assert_allclose(bilm_activations(tiny_model, inputs), eager, atol=1e-6)
+    alone, _ = encode_for_lm(sentences[:1], tiny_model.vocabulary, "word")  # another shape, the same graph
+    np.testing.assert_allclose(bilm_activations(tiny_model, alone), eager[:, :1, : alone.shape[1]], atol=1e-6)
+    outputs = tiny_model(inputs, training=False)
+    forward, backward = lm_logits(tiny_model, inputs)
+    np.testing.assert_allclose(forward, np.asarray(outputs["forward_logits"]), atol=1e-5)
+    np.testing.assert_allclose(backward, np.asarray(outputs["backward_logits"]), atol=1e-5)
