@@ -5,12 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer import charts, state
-from elmo_keras.explorer.corpus import fingerprint, word_choices
-from elmo_keras.explorer.model_store import load_model
+from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.similarity import DEFAULT_PER_SENSE, context_similarity
+from page_common import active_model, word_choices_for
 
 WORD_KEY, TYPED_KEY, PER_SENSE_KEY = "similarity_word", "similarity_typed", "similarity_per_sense"
-load_bilm_cached = st.cache_resource(load_model, show_spinner="Loading the model…")
 
 
 @st.cache_data(show_spinner="Embedding every occurrence…", max_entries=64)
@@ -18,12 +17,8 @@ def similarity_view(_model, ref, corpus_key, _corpus, word, typed, per_sense):
     return context_similarity(_model, _corpus, word, typed, per_sense)
 
 
-ref = st.session_state[state.ACTIVE_REF]
-corpus = st.session_state[state.CORPUS]
-model = load_bilm_cached(ref)
-choices = word_choices(corpus, model.vocabulary)
-if st.session_state.get(WORD_KEY) not in choices:
-    st.session_state[WORD_KEY] = st.session_state[state.WORD] if st.session_state[state.WORD] in choices else choices[0]
+ref, corpus, model = active_model()
+choices = word_choices_for(WORD_KEY, corpus, model)
 st.session_state.setdefault(TYPED_KEY, st.session_state[state.TYPED_SENTENCES])
 
 st.title("Context similarity")
@@ -73,7 +68,5 @@ st.dataframe(
     },
 )
 
-if st.session_state.get(state.ACTIVE_REF) is None:  # opened by URL before app.py ever ran: Streamlit's legacy
-    st.switch_page("app.py")  # pages/ mode runs a page without its frame until st.navigation is first called
 for finding in view.findings:
     st.markdown(f"- {finding}")

@@ -17,9 +17,9 @@ from elmo_keras.explorer.model_store import find_model, models_directory, traini
 from elmo_keras.explorer.training import LiveHistory, TrainingSettings, history_frame, train_and_save
 from elmo_keras.explorer.uploads import MAX_UPLOAD_BYTES, parse_corpus_upload
 from elmo_keras.models.presets import PRESETS
+from page_common import require_frame
 
-if st.session_state.get(state.ACTIVE_REF) is None:  # opened by URL before app.py ever ran: Streamlit's legacy
-    st.switch_page("app.py")  # pages/ mode runs a page without its frame until st.navigation is first called
+require_frame()
 
 PRESET_KEY, EPOCHS_KEY, RATE_KEY, SEED_KEY = "train_preset", "train_epochs", "train_learning_rate", "train_seed"
 NAME_KEY, OVERWRITE_KEY, UPLOAD_KEY = "train_name", "train_overwrite", "corpus_upload"

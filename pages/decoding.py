@@ -6,7 +6,7 @@ import math
 
 import streamlit as st
 
-from elmo_keras.explorer import decoding_charts, state
+from elmo_keras.explorer import decoding_charts
 from elmo_keras.explorer.decoding import (
     BEAM,
     NUCLEUS,
@@ -24,9 +24,9 @@ from elmo_keras.explorer.decoding import (
 from elmo_keras.explorer.decoding_examples import example_titles, example_view
 from elmo_keras.explorer.model_store import models_directory
 from elmo_keras.explorer.search_views import step_distribution, tree_layout
+from page_common import require_frame
 
-if st.session_state.get(state.ACTIVE_REF) is None:  # opened by URL before app.py ever ran: Streamlit's legacy
-    st.switch_page("app.py")  # pages/ mode runs a page without its frame until st.navigation is first called
+require_frame()
 
 SOURCE_KEY, TYPED_KEY, EXAMPLE_KEY = "decoding_source", "decoding_typed", "decoding_example"
 STEP_KEY, ROW_KEY = "decoding_dist_step", "decoding_dist_row"

@@ -5,16 +5,12 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from elmo_keras.explorer import charts, state
+from elmo_keras.explorer import charts
 from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.layer_weights import layer_weight_report, rescore, softmax
-from elmo_keras.explorer.model_store import load_model
-
-if st.session_state.get(state.ACTIVE_REF) is None:  # opened by URL before app.py ever ran: Streamlit's legacy
-    st.switch_page("app.py")  # pages/ mode runs a page without its frame until st.navigation is first called
+from page_common import active_model
 
 SEED_KEY, SLIDERS_FOR_KEY = "layer_weights_seed", "layer_weights_sliders_for"
-load_bilm_cached = st.cache_resource(load_model, show_spinner="Loading the model…")
 
 
 @st.cache_data(show_spinner="Running the biLM over the corpus once, then training the mix and the probes…",
@@ -51,9 +47,7 @@ def slider_panel(task) -> None:
                     key=f"slider_weights_{task.name}")
 
 
-ref = st.session_state[state.ACTIVE_REF]
-corpus = st.session_state[state.CORPUS]
-model = load_bilm_cached(ref)
+ref, corpus, model = active_model()
 
 st.title("Layer weights")
 st.markdown("ELMo gives a downstream task the mix **ELMo = γ · Σⱼ softmax(s)ⱼ hⱼ** of the frozen biLM's "
