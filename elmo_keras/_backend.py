@@ -8,6 +8,7 @@
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
 - ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
+- ``has_native_bfloat16``: whether bfloat16 training pays off here.
 """
 
 from __future__ import annotations
@@ -132,3 +133,19 @@ def gathered_batches(inputs, targets, plan, lengths):
     # no autotuning: its background thread made tearing the pipeline down at the end of fit wait up to ~20 s
     options.autotune.enabled = False
     return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)
+
+
+def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
+    """True on TensorFlow when the CPU does bfloat16 arithmetic natively (AVX512-BF16 or AMX-BF16 flags).
+
+    There, oneDNN's bfloat16 matmuls run about 1.8x faster than float32 ones (measured: 365 vs 202 GFLOP/s for
+    a 448×256 · 256×1024 product on 2 cores); elsewhere bfloat16 is emulated and slower, so "auto" means float32.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return False
+    try:
+        with open(cpuinfo_path, encoding="utf-8", errors="replace") as cpuinfo:
+            flags = cpuinfo.read()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags

@@ -120,3 +120,35 @@ def test_unigram_perplexity_of_uniform_corpus():
     # train counts a=1, b=1, </S>=1; add-one over the 6 ids → p(a) = p(</S>) = 2/9
     value = unigram_perplexity([["a", "b"]], [["a"]], vocab)
     assert value == pytest.approx(4.5)
+
+
+def test_bfloat16_training_hands_back_a_float32_model():
+    """``training_precision="mixed_bfloat16"``: bfloat16 compute while training, a float32 model afterwards."""
+    config = get_preset("tiny").replace(training_precision="mixed_bfloat16", epochs=2)
+    model = train_bilm(CORPUS * 4, preset=config, seed=3)
+    assert model.training_summary["training_precision"] == "mixed_bfloat16"
+    assert model.dtype_policy.name == "float32" and model.bilm.forward_lstm.cells[0].compute_dtype == "float32"
+    assert all(np.isfinite(keras.ops.convert_to_numpy(w)).all() for w in model.weights)
+    loss = model.training_summary["history"]["loss"]
+    assert loss[-1] < loss[0]  # it learned
+    inputs = np.array([[BOS_ID, 5, 6, 7, EOS_ID]], "int32")
+    assert all(keras.backend.standardize_dtype(a.dtype) == "float32" for a in model.bilm(inputs)["activations"])
+
+
+def test_training_precision_auto_follows_the_cpu(tmp_path, monkeypatch):
+    from elmo_keras import _backend
+    from elmo_keras.models import training
+
+    with_bf16, without = tmp_path / "with", tmp_path / "without"
+    with_bf16.write_text("flags\t\t: fpu sse avx512f avx512_bf16 fma\n")
+    without.write_text("flags\t\t: fpu sse avx2 fma\n")
+    assert _backend.has_native_bfloat16(str(with_bf16)) is (keras.backend.backend() == "tensorflow")
+    assert _backend.has_native_bfloat16(str(without)) is False
+    assert _backend.has_native_bfloat16(str(tmp_path / "missing")) is False
+    for native, expected in ((True, "mixed_bfloat16"), (False, "float32")):
+        monkeypatch.setattr(training, "has_native_bfloat16", lambda native=native: native)
+        assert training.resolve_training_precision("auto") == expected
+        assert training.resolve_training_precision("float32") == "float32"
+    assert get_preset("toy").training_precision == "auto" and get_preset("tiny").training_precision == "float32"
+    with pytest.raises(ValueError, match="training_precision must be one of"):
+        get_preset("tiny").replace(training_precision="float16")

@@ -92,7 +92,9 @@ class LSTMStack(keras.layers.Layer):
             for i in range(num_layers)
         ]
         self.output_dim = self.cells[0].output_size
-        self.dropout_layer = keras.layers.Dropout(self.dropout, name="dropout") if self.dropout > 0 else None
+        self.dropout_layer = (
+            keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="dropout") if self.dropout > 0 else None
+        )
         self._carried_states = None  # stateful mode: list of (h, c) NumPy arrays, one pair per layer
 
     def build(self, input_shape):

@@ -56,8 +56,8 @@ class BiLanguageModel(keras.Model):
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
         self.dropout = float(dropout)
-        self.softmax_dropout = keras.layers.Dropout(self.dropout, name="softmax_dropout")
-        self.softmax = keras.layers.Dense(vocab_size, name="softmax")
+        self.softmax_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="softmax_dropout")
+        self.softmax = keras.layers.Dense(vocab_size, dtype=self.dtype_policy, name="softmax")
         self.forward_perplexity = Perplexity(name="forward_perplexity")
         self.backward_perplexity = Perplexity(name="backward_perplexity")
         self.vocabulary = None  # set by the training helpers and load_bilm; saved beside the model
@@ -76,7 +76,7 @@ class BiLanguageModel(keras.Model):
     def call(self, inputs, training=None):
         _, forward, backward, mask = self.bilm.directional_outputs(inputs, training=training)
         tops = ops.concatenate([forward[-1], backward[-1]], axis=0)  # (2B, T, dim): one dropout, one softmax matmul
-        logits = self.softmax(self.softmax_dropout(tops, training=training))  # (2B, T, V)
+        logits = ops.cast(self.softmax(self.softmax_dropout(tops, training=training)), "float32")  # (2B, T, V)
         forward_logits, backward_logits = ops.split(logits, 2, axis=0)
         return {"forward_logits": forward_logits, "backward_logits": backward_logits, "mask": mask}
 
