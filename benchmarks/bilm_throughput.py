@@ -5,7 +5,8 @@
 Cases (tokens/s of one forward pass, both directions, all layers):
   toy b1 / toy b32   word embedding 128 → 256, 2 layers of 256 cells per direction, 12 tokens
   elmo-small b32     input 128, 1024 cells projected to 128, 2 layers per direction, 20 tokens
-and one training step of the toy ``BiLanguageModel`` (batch 32, 12 tokens + boundaries, Adam), in ms.
+and one training step of the toy ``BiLanguageModel`` (batch 32, 12 tokens + boundaries, Adam), in ms: float32,
+and mixed_bfloat16 where the CPU has native bfloat16 (what the ``toy`` preset trains with there).
 
 Our BiLM runs in three ways: "graph" (tf.function, the symbolic ``scan`` loop), "xla" (the loop unrolled,
 ``jit_compile=True``, one compilation per shape) and, for training, the graph mode ``train_bilm`` uses.
@@ -31,6 +32,7 @@ import elmo_keras  # noqa: E402,F401
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.layers import BiLM, WordEmbedding  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset  # noqa: E402
+from elmo_keras._backend import has_native_bfloat16  # noqa: E402
 
 import tensorflow as tf  # noqa: E402  (the benchmark measures the TensorFlow backend)
 
@@ -100,10 +102,15 @@ def training_case(repeats):
     ids = rng.integers(4, VOCAB, size=(32, 14)).astype("int32")
     ids[:, 0], ids[:, -1] = 2, 3
     config = get_preset("toy")
-    keras.utils.set_random_seed(0)
-    model = build_bilm_lm(config, VOCAB)
-    model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=False)
-    ours_seconds = median_seconds(lambda: model.train_on_batch(ids, ids), repeats)
+    results = {}
+    precisions = ["float32"] + (["mixed_bfloat16"] if has_native_bfloat16() else [])
+    for precision in precisions:  # as train_bilm builds it: model and Adam built before the first step
+        keras.utils.set_random_seed(0)
+        model = build_bilm_lm(config, VOCAB, dtype=precision)
+        model.build((None, None))
+        model.compile(optimizer=keras.optimizers.Adam(1e-3), jit_compile=False)
+        model.optimizer.build(model.trainable_variables)
+        results[f"ours (graph, {precision})"] = median_seconds(lambda: model.train_on_batch(ids, ids), repeats)
 
     ref = reference(config.units, None, config.embedding_dim)
     softmax = keras.layers.Dense(VOCAB)
@@ -115,9 +122,9 @@ def training_case(repeats):
     lm.compile(optimizer=keras.optimizers.Adam(1e-3), loss=[loss, loss], jit_compile=True)
     ref_seconds = median_seconds(lambda: lm.train_on_batch(ids, [ids, ids]), repeats)
     print("\ntoy BiLanguageModel training step: batch 32, 14 steps (12 tokens + boundaries), Adam")
-    print(f"  ours (graph, scan)      {ours_seconds * 1e3:7.1f} ms")
-    print(f"  keras LSTM (xla)        {ref_seconds * 1e3:7.1f} ms")
-    print(f"  ratio ours/keras: {ref_seconds / ours_seconds:.2f}x")
+    for label, seconds in results.items():
+        print(f"  {label:30s} {seconds * 1e3:7.1f} ms   ratio vs keras: {ref_seconds / seconds:.2f}x")
+    print(f"  {'keras LSTM (xla, float32)':30s} {ref_seconds * 1e3:7.1f} ms")
 
 
 def main():
