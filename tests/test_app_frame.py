@@ -73,3 +73,21 @@ def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_d
     at.run()  # a later run finds the model on disk and trains nothing
     assert len(calls) == 1
     assert_no_exception(at)
+
+
+def test_a_failed_first_launch_training_is_reported_and_tried_again(tmp_path, monkeypatch):
+    from elmo_keras.explorer import training
+
+    monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    calls = []
+
+    def failing(corpus, settings, progress=None):
+        calls.append(settings)
+        raise MemoryError("out of memory while building the model")
+
+    monkeypatch.setattr(training, "train_on_corpus", failing)
+    at = open_app()
+    assert any("Training the first model failed: out of memory" in error.value for error in at.error)
+    at.run()  # the failed job was dropped: the next run trains again
+    assert len(calls) == 2
