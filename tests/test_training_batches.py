@@ -68,3 +68,21 @@ def test_compiled_inference_equals_calling_the_model(tiny_model):
     forward, backward = lm_logits(tiny_model, inputs)
     np.testing.assert_allclose(forward, np.asarray(outputs["forward_logits"]), atol=1e-5)
     np.testing.assert_allclose(backward, np.asarray(outputs["backward_logits"]), atol=1e-5)
+
+
+def test_a_corpus_too_large_to_hold_encoded_is_fed_batch_by_batch(monkeypatch):
+    from elmo_keras.models import training
+
+    batches = corpus_batches()
+    monkeypatch.setattr(training, "MAX_GATHERED_BYTES", 1000)
+    assert training_batches(batches, epochs=2) is batches
+
+
+def test_training_from_the_pydataset_works_too(monkeypatch):
+    from elmo_keras.models import training
+
+    monkeypatch.setattr(training, "MAX_GATHERED_BYTES", 0)
+    corpus = ["the bank of the river .", "the bank raised its rates .", "they play chess .", "turn right ."] * 10
+    model = training.train_bilm(corpus, preset="tiny", epochs=2, batch_size=8, seed=1)
+    assert len(model.training_summary["history"]["loss"]) == 2
+    assert model.training_summary["history"]["loss"][1] < model.training_summary["history"]["loss"][0]

@@ -112,9 +112,18 @@ class ShuffledBatches(keras.utils.PyDataset):
         self._batches = self.epoch_batches(self._epoch)
 
 
+MAX_GATHERED_BYTES = 256 * 2**20
+
+
 def training_batches(batches: ShuffledBatches, epochs: int):
-    """What ``fit`` trains on for ``epochs`` epochs of ``batches`` (see ``ShuffledBatches``)."""
-    if keras.backend.backend() != "tensorflow":
+    """What ``fit`` trains on for ``epochs`` epochs of ``batches`` (see ``ShuffledBatches``).
+
+    The gathered pipeline holds the whole encoded corpus in memory; past ``MAX_GATHERED_BYTES`` (a large
+    character-level corpus) the ``PyDataset`` itself is used, which encodes batch by batch.
+    """
+    longest = max(len(s) for s in batches.sentences) + 2
+    row_bytes = longest * (MAX_CHARS_PER_TOKEN if batches.encoder == "char" else 1) * 4
+    if keras.backend.backend() != "tensorflow" or len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:
         return batches
     inputs, targets = encode_for_lm(batches.sentences, batches.vocabulary, batches.encoder)
     empty = len(batches.sentences)  # one extra all-padding row fills short batches
