@@ -110,19 +110,15 @@ def gathered_batches(inputs, targets, plan, lengths):
     """A ``tf.data`` pipeline of ``(inputs[plan[k], :lengths[k]], targets[plan[k], :lengths[k]])`` for each ``k``.
 
     Args:
-        inputs: `(rows + 1, time, ...)` encoded sentences, the last row all padding (it fills short batches).
-        targets: `(rows + 1, time)`.
+        inputs: `(rows, time, ...)` encoded sentences; targets: `(rows, time)`.
         plan: int32 `(num_batches, batch_size)` row indices; lengths: int32 `(num_batches,)` time steps.
 
     The whole plan is built up front, so batches are gathered inside TensorFlow; element shapes are
     `(batch_size, None, ...)`, so the training step is traced once for every length.
     """
-    import numpy as np
     import tensorflow as tf
 
-    padding = np.zeros((1,) + inputs.shape[1:], inputs.dtype), np.zeros((1,) + targets.shape[1:], targets.dtype)
-    inputs = tf.constant(np.concatenate([inputs, padding[0]]))
-    targets = tf.constant(np.concatenate([targets, padding[1]]))
+    inputs, targets = tf.constant(inputs), tf.constant(targets)
     plan, lengths = tf.constant(plan), tf.constant(lengths)
 
     def batch(k):
