@@ -16,17 +16,19 @@ from elmo_keras.layers.sequence_ops import reverse_within_length
 from keras import ops
 
 
-def _stacked(a, b, dtype):
-    """Two weights of the same shape → `(2, ...)` in ``dtype`` (the cells' compute dtype); ``None`` stays ``None``."""
-    if a is None:
+def _stacked(forward_cell, backward_cell, name):
+    """Both cells' weight ``name`` → `(2, ...)` in their compute dtype; ``None`` (no such weight) stays ``None``."""
+    forward, backward = getattr(forward_cell, name), getattr(backward_cell, name)
+    if forward is None:
         return None
-    return ops.cast(ops.stack([a.value, b.value]), dtype)  # .value: the variable's (float32) backend tensor
+    # .value: the variable's (float32) backend tensor, cast as Keras casts a layer's own weights
+    return ops.cast(ops.stack([forward.value, backward.value]), forward_cell.compute_dtype)
 
 
 def _input_gates(forward_cell, backward_cell, inputs):
     """``x · W + b`` of both directions in one batched matmul: `(2, B, T, D)` → `(2, B, T, 4U)`."""
-    kernel = _stacked(forward_cell.kernel, backward_cell.kernel, forward_cell.compute_dtype)  # (2, D, 4U)
-    bias = _stacked(forward_cell.bias, backward_cell.bias, forward_cell.compute_dtype)  # (2, 4U)
+    kernel = _stacked(forward_cell, backward_cell, "kernel")  # (2, D, 4U)
+    bias = _stacked(forward_cell, backward_cell, "bias")  # (2, 4U)
     shape = ops.shape(inputs)
     flat = ops.reshape(inputs, (2, -1, shape[-1]))  # (2, B·T, D)
     gates = ops.matmul(flat, kernel) + bias[:, None, :]
@@ -36,8 +38,8 @@ def _input_gates(forward_cell, backward_cell, inputs):
 def _run_layer(forward_cell, backward_cell, inputs, mask, unroll):
     """inputs `(2, B, T, D)` (backward half already reversed within length) → outputs `(2, B, T, H)`."""
     gates = _input_gates(forward_cell, backward_cell, inputs)  # (2, B, T, 4U)
-    recurrent = _stacked(forward_cell.recurrent_kernel, backward_cell.recurrent_kernel, forward_cell.compute_dtype)  # (2, H, 4U)
-    projection = _stacked(forward_cell.projection_kernel, backward_cell.projection_kernel, forward_cell.compute_dtype)  # (2, U, P) or None
+    recurrent = _stacked(forward_cell, backward_cell, "recurrent_kernel")  # (2, H, 4U)
+    projection = _stacked(forward_cell, backward_cell, "projection_kernel")  # (2, U, P) or None
     clips = (forward_cell.cell_clip, forward_cell.proj_clip)
     steps = inputs.shape[2]
     if unroll and steps is not None:
