@@ -1,9 +1,10 @@
 """Run a forward and a backward ``LSTMStack`` together: one time loop per layer for both directions.
 
-The two directions have their own weights but the same shapes, so each step can stack them on a leading
-axis of 2 — `(2, batch, …)` states, `(2, H, 4U)` recurrent kernels — and do both directions' matmuls in
-one batched call. That halves the number of loop iterations (and of graph-loop overhead) compared with
-running the two stacks one after the other, for the same arithmetic; the results are the same.
+The two directions have their own weights but the same shapes, so the symbolic loop (training, graph
+inference) stacks them on a leading axis of 2 — `(2, batch, …)` states, `(2, H, 4U)` recurrent kernels. That
+halves the number of loop iterations (and of graph-loop overhead) compared with running the two stacks one
+after the other, for the same arithmetic; the results are the same. The unrolled loop (XLA inference) keeps
+the directions apart instead: there each op costs nothing to launch and separate 2-D products are faster.
 Stateless only (``BiLM`` uses the stacks themselves when ``stateful=True``).
 """
 
@@ -35,23 +36,51 @@ def _input_gates(forward_cell, backward_cell, inputs):
     return ops.reshape(gates, (2, shape[1], shape[2], -1))
 
 
+def _weight(cell, name):
+    """One cell's weight ``name`` in its compute dtype (``None`` when the cell has no such weight)."""
+    weight = getattr(cell, name)
+    return None if weight is None else ops.cast(weight.value, cell.compute_dtype)
+
+
+def _unrolled(forward_cell, backward_cell, inputs, steps):
+    """The Python-unrolled time loop (XLA inference): inputs `(2, B, T, D)` → outputs `(2, B, T, H)`.
+
+    Each direction's matmuls stay separate 2-D products (XLA runs the two directions' independent chains side
+    by side; measured 10–30% faster than batched `(2, ·, ·)` products there).
+    """
+    cells = (forward_cell, backward_cell)
+    clips = (forward_cell.cell_clip, forward_cell.proj_clip)
+    gates, recurrent, projection, states, outputs = [], [], [], [], []
+    for direction, cell in enumerate(cells):
+        shape = ops.shape(inputs[direction])
+        flat = ops.reshape(inputs[direction], (-1, shape[-1]))  # (B·T, D)
+        flat_gates = ops.matmul(flat, _weight(cell, "kernel")) + _weight(cell, "bias")
+        gates.append(ops.reshape(flat_gates, (shape[0], shape[1], -1)))  # (B, T, 4U)
+        recurrent.append(_weight(cell, "recurrent_kernel"))
+        projection.append(_weight(cell, "projection_kernel"))
+        dtype = flat_gates.dtype
+        states.append((ops.zeros((shape[0], cell.output_size), dtype), ops.zeros((shape[0], cell.units), dtype)))
+        outputs.append([])
+    for t in range(steps):
+        for direction in range(2):
+            h, c = lstm_step(
+                gates[direction][:, t], *states[direction], recurrent[direction], projection[direction], *clips
+            )
+            states[direction] = (h, c)
+            outputs[direction].append(h)
+    return ops.stack([ops.stack(hs, axis=1) for hs in outputs])  # (2, B, T, H)
+
+
 def _run_layer(forward_cell, backward_cell, inputs, mask, unroll):
     """inputs `(2, B, T, D)` (backward half already reversed within length) → outputs `(2, B, T, H)`."""
-    gates = _input_gates(forward_cell, backward_cell, inputs)  # (2, B, T, 4U)
-    recurrent = _stacked(forward_cell, backward_cell, "recurrent_kernel")  # (2, H, 4U)
-    projection = _stacked(forward_cell, backward_cell, "projection_kernel")  # (2, U, P) or None
-    clips = (forward_cell.cell_clip, forward_cell.proj_clip)
     steps = inputs.shape[2]
     if unroll and steps is not None:
-        batch = ops.shape(inputs)[1]
-        h = ops.zeros((2, batch, forward_cell.output_size), dtype=gates.dtype)
-        c = ops.zeros((2, batch, forward_cell.units), dtype=gates.dtype)
-        outputs = []
-        for t in range(steps):
-            h, c = lstm_step(gates[:, :, t], h, c, recurrent, projection, *clips)
-            outputs.append(h)
-        all_h = ops.stack(outputs, axis=2)  # (2, B, T, H)
+        all_h = _unrolled(forward_cell, backward_cell, inputs, steps)
     else:  # symbolic loop with a hand-written backward pass (fast training)
+        gates = _input_gates(forward_cell, backward_cell, inputs)  # (2, B, T, 4U)
+        recurrent = _stacked(forward_cell, backward_cell, "recurrent_kernel")  # (2, H, 4U)
+        projection = _stacked(forward_cell, backward_cell, "projection_kernel")  # (2, U, P) or None
+        clips = (forward_cell.cell_clip, forward_cell.proj_clip)
         all_h = lstm_sequence(ops.moveaxis(gates, 2, 0), recurrent, projection, *clips)  # (T, 2, B, H)
         all_h = ops.moveaxis(all_h, 0, 2)
     # padding follows each sequence's real steps and the loop is causal: zeroing padded outputs suffices
