@@ -14,13 +14,20 @@ The reference is the same computation with ``keras.layers.LSTM`` (one forward an
 stack), compiled the same way. Keras' LSTM cannot project its recurrent state, so the elmo-small
 reference is LSTM(1024) followed by a Dense(128) per layer: it does more recurrent work than a projected
 cell, which flatters our ratio there — compare the absolute figures too. Numbers are medians.
+
+Where PyTorch is installed (optional, not a project dependency), ``torch_reference.py`` measures ``nn.LSTM``
+on the same cases first, in a subprocess, and every case also prints our ratio to it (the issue's targets are
+stated against PyTorch: ≥ 1.5× at the ELMo-small size, a training step no slower).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -76,7 +83,22 @@ def reference(units, projection, encoder_dim):
     return keras.Model(ids, outputs)
 
 
-def forward_case(name, batch, steps, units, projection, encoder_dim, repeats):
+def torch_reference(repeats):
+    """PyTorch's figures (``torch_reference.measure``) from a subprocess, or None without PyTorch."""
+    if importlib.util.find_spec("torch") is None:
+        print("PyTorch reference: not installed (pip install torch to measure nn.LSTM in the same run)")
+        return None
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_reference.py")
+    done = subprocess.run([sys.executable, script, "--json", "--repeats", str(repeats)], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"PyTorch reference failed:\n{done.stderr[-2000:]}")
+        return None
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"PyTorch {results['version']} ({results['threads']} threads) measured first, in a subprocess")
+    return results
+
+
+def forward_case(name, batch, steps, units, projection, encoder_dim, repeats, torch_rate=None):
     rng = np.random.default_rng(0)
     ids = tf.constant(rng.integers(4, VOCAB, size=(batch, steps)), tf.int32)
     results = {}
@@ -94,10 +116,14 @@ def forward_case(name, batch, steps, units, projection, encoder_dim, repeats):
     print(f"\n{name}: batch {batch}, {steps} tokens")
     for label, seconds in results.items():
         print(f"  {label:18s} {tokens / seconds:10,.0f} tokens/s  ({seconds * 1e3:7.2f} ms)")
+    if torch_rate is not None:
+        print(f"  {'pytorch nn.LSTM':18s} {torch_rate:10,.0f} tokens/s  ({tokens / torch_rate * 1e3:7.2f} ms)")
     print(f"  ratio ours/keras (best of each): {best_ref / best_ours:.2f}x")
+    if torch_rate is not None:
+        print(f"  ratio ours/pytorch (our best):   {tokens / best_ours / torch_rate:.2f}x")
 
 
-def training_case(repeats):
+def training_case(repeats, torch_ms=None):
     rng = np.random.default_rng(0)
     ids = rng.integers(4, VOCAB, size=(32, 14)).astype("int32")
     ids[:, 0], ids[:, -1] = 2, 3
@@ -125,6 +151,10 @@ def training_case(repeats):
     for label, seconds in results.items():
         print(f"  {label:30s} {seconds * 1e3:7.1f} ms   ratio vs keras: {ref_seconds / seconds:.2f}x")
     print(f"  {'keras LSTM (xla, float32)':30s} {ref_seconds * 1e3:7.1f} ms")
+    if torch_ms is not None:
+        print(f"  {'pytorch nn.LSTM (float32)':30s} {torch_ms:7.1f} ms")
+        for label, seconds in results.items():
+            print(f"  ratio {label} vs pytorch: {torch_ms / (seconds * 1e3):.2f}x (above 1: ours is faster)")
 
 
 def main():
@@ -132,10 +162,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
     print(f"TensorFlow {tf.__version__}, Keras {keras.__version__}, {os.cpu_count()} CPUs")
-    forward_case("toy", 1, 12, 256, None, 128, args.repeats)
-    forward_case("toy", 32, 12, 256, None, 128, args.repeats)
-    forward_case("elmo-small", 32, 20, 1024, 128, 128, args.repeats)
-    training_case(args.repeats)
+    torch_results = torch_reference(args.repeats)
+    torch_forward = torch_results["forward"] if torch_results else {}
+    forward_case("toy", 1, 12, 256, None, 128, args.repeats, torch_forward.get("toy b1"))
+    forward_case("toy", 32, 12, 256, None, 128, args.repeats, torch_forward.get("toy b32"))
+    forward_case("elmo-small", 32, 20, 1024, 128, 128, args.repeats, torch_forward.get("elmo-small b32"))
+    training_case(args.repeats, torch_results["training_step_ms"] if torch_results else None)
 
 
 if __name__ == "__main__":
