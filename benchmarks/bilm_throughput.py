@@ -26,10 +26,8 @@ import argparse
 import importlib.util
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
@@ -42,19 +40,9 @@ from elmo_keras.models import build_bilm_lm, get_preset  # noqa: E402
 from elmo_keras._backend import has_native_bfloat16  # noqa: E402
 
 import tensorflow as tf  # noqa: E402  (the benchmark measures the TensorFlow backend)
+from timing import median_seconds  # noqa: E402
 
 VOCAB = 500
-
-
-def median_seconds(fn, repeats):
-    fn()  # compile / warm up
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def ours(units, projection, input_dim, encoder_dim, unroll):

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 
 import torch
+from timing import median_seconds
 from torch import nn
 
 VOCAB = 500
@@ -28,17 +27,6 @@ FORWARD_CASES = (  # name, batch, steps, units, projection, token width
     ("toy b32", 32, 12, 256, 0, 256),
     ("elmo-small b32", 32, 20, 1024, 128, 128),
 )
-
-
-def median_seconds(fn, repeats):
-    fn()
-    fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 class TorchBiLM(nn.Module):
