@@ -17,7 +17,7 @@ cell, which flatters our ratio there — compare the absolute figures too. Each 
 ``--repeats`` calls (``timing.fastest_seconds``).
 
 Where PyTorch is installed (optional, not a project dependency), ``torch_reference.py`` measures ``nn.LSTM``
-on the same cases first, in a subprocess, and every case also prints our ratio to it (the issue's targets are
+on the same cases first, in a subprocess, and every case also prints our ratio to it (the biLM's speed targets are
 stated against PyTorch: ≥ 1.5× at the ELMo-small size, a training step no slower).
 """
 
