@@ -15,8 +15,7 @@ LINES = ["The cat sat on the mat .", "Hello world"]
 
 
 @pytest.fixture(scope="module")
-def model_files(shared_fixtures):
-    model_dir = shared_fixtures / "elmo_bilm_tf"
+def model_files(model_dir):
     return str(model_dir / "options.json"), str(model_dir / "lm_weights.hdf5")
 
 

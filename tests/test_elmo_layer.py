@@ -18,8 +18,7 @@ SENTENCES = [["The", "bank", "was", "closed", "."], ["Hello", "world"]]
 
 
 @pytest.fixture(scope="module")
-def fixture_files(shared_fixtures):
-    model_dir = shared_fixtures / "elmo_bilm_tf"
+def fixture_files(model_dir):
     return model_dir / "options.json", model_dir / "lm_weights.hdf5"
 
 

@@ -18,29 +18,13 @@ from elmo_keras.pretrained.embedder import (
 from elmo_keras.text.batching import encode_characters
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
 from keras import ops
-from tests.elmo_fixture_data import read_expected, read_sentences
 
 TOLERANCE = 1e-5
 
 
 @pytest.fixture(scope="module")
-def model_dir(shared_fixtures):
-    return shared_fixtures / "elmo_bilm_tf"
-
-
-@pytest.fixture(scope="module")
 def embedder(model_dir):
     return ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5")
-
-
-@pytest.fixture(scope="module")
-def sentences(model_dir):
-    return read_sentences(model_dir)
-
-
-@pytest.fixture(scope="module")
-def expected(model_dir):
-    return read_expected(model_dir)
 
 
 SHORT = [["The", "cat", "sat", "."], ["A", "much", "longer", "sentence", "about", "the", "river", "bank", "."], ["Hi"]]

@@ -21,26 +21,11 @@ from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import WeightFileError, read_weight_file
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
 from keras import ops
-from tests.elmo_fixture_data import NUM_BATCHES, read_expected, read_sentences
+from tests.elmo_fixture_data import NUM_BATCHES
 
 pytestmark = pytest.mark.fixtures
 
 TOLERANCE = 1e-5
-
-
-@pytest.fixture(scope="module")
-def model_dir(shared_fixtures):
-    return shared_fixtures / "elmo_bilm_tf"
-
-
-@pytest.fixture(scope="module")
-def sentences(model_dir):
-    return read_sentences(model_dir)
-
-
-@pytest.fixture(scope="module")
-def expected(model_dir):
-    return read_expected(model_dir)
 
 
 def _top_layer(bilm, batch):
