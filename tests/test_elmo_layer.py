@@ -80,6 +80,32 @@ def test_padding_and_batch_mates_do_not_change_outputs(bilm):
 
 
 @pytest.mark.fixtures
+@pytest.mark.parametrize("statistics", ["batch", "sentence"])
+def test_layer_norm_counts_the_sentence_boundaries(bilm, statistics):
+    """AllenNLP's order: every layer is normalised over <S> … </S>, mixed, and only then are the boundaries
+    removed (NumPy re-derivation; equal weights, gamma 1)."""
+    elmo = Elmo(bilm, 1, dropout=0.0, do_layer_norm=True, layer_norm_statistics=statistics)
+    got = ops.convert_to_numpy(elmo(batch_to_ids(SENTENCES))["elmo_representations"][0])  # (2, 5, 32)
+    full = _numpy(bilm(batch_to_ids([[BOS_TOKEN, *s, EOS_TOKEN] for s in SENTENCES]))["activations"])  # 3 × (2, 7, 32)
+    lengths = np.array([len(s) + 2 for s in SENTENCES])
+    real = np.arange(7)[None, :] < lengths[:, None]  # (2, 7): boundaries included
+    normalised = []
+    for layer in full:
+        groups = [real] if statistics == "batch" else [real & (np.arange(2)[:, None] == row) for row in range(2)]
+        result = np.zeros_like(layer)
+        for group in groups:
+            values = layer[group]
+            rows = group.any(axis=1)
+            result[rows] = (layer[rows] - values.mean()) / np.sqrt(values.var() + 1e-12)
+        normalised.append(result)
+    mixed = sum(normalised) / len(normalised)
+    expected = np.zeros_like(got)
+    for row, sentence in enumerate(SENTENCES):
+        expected[row, : len(sentence)] = mixed[row, 1 : len(sentence) + 1]
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
+@pytest.mark.fixtures
 def test_dropout_only_in_training(bilm):
     elmo = Elmo(bilm, 1, dropout=0.5)
     ids = batch_to_ids(SENTENCES)
@@ -138,6 +164,24 @@ def test_word_level_bilm_gets_word_boundaries():
     np.testing.assert_allclose(ops.convert_to_numpy(outputs["activations"][1])[0], direct[1][0, 1:4], atol=1e-6)
     np.testing.assert_allclose(ops.convert_to_numpy(outputs["activations"][1])[1, :1], direct[1][1, 1:2], atol=1e-6)
     np.testing.assert_array_equal(ops.convert_to_numpy(outputs["mask"]), [[1, 1, 1], [1, 0, 0]])
+
+
+def test_a_trainable_bilm_passed_in_is_copied_not_frozen():
+    """``Elmo(lm.bilm, 1)`` must not freeze the language model: the frozen Elmo runs a copy of the weights."""
+    bilm = BiLM(WordEmbedding(12, 6, name="words"), units=6, num_layers=1)
+    bilm.build((None, None))
+    trainable_before = len(bilm.trainable_weights)
+    elmo = Elmo(bilm, 1, dropout=0.0)
+    assert bilm.trainable and len(bilm.trainable_weights) == trainable_before > 0
+    assert elmo.bilm is not bilm and not elmo.bilm.trainable
+    ids = np.array([[5, 6, 7]], np.int32)
+    outputs = elmo(ids)
+    assert len(elmo.trainable_weights) == 2  # the mixture's w and gamma only
+    direct = _numpy(bilm(np.array([[BOS_ID, 5, 6, 7, EOS_ID]], np.int32))["activations"])
+    np.testing.assert_allclose(ops.convert_to_numpy(outputs["activations"][1])[0], direct[1][0, 1:4], atol=1e-6)
+    bilm.trainable = False  # frozen by its owner: shared, not copied
+    assert Elmo(bilm, 1).bilm is bilm
+    assert Elmo(bilm, 1, requires_grad=True).bilm is bilm  # fine-tuning shares the layer
 
 
 @pytest.mark.parametrize(

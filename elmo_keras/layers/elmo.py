@@ -22,7 +22,11 @@ class Elmo(keras.layers.Layer):
 
     Args:
         bilm: a built ``BiLM`` (e.g. ``load_pretrained_bilm(...)`` or ``load_bilm(dir).bilm``), or its
-            serialized config. Use ``Elmo.from_pretrained`` to load the original ELMo files.
+            serialized config. Use ``Elmo.from_pretrained`` to load the original ELMo files. The layer you
+            pass is never frozen behind your back: with ``requires_grad=False`` a trainable biLM is copied and
+            the copy frozen (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze yourself
+            (``bilm.trainable = False``) to share it without a copy. ``requires_grad=True`` fine-tunes the
+            layer you pass, sharing its weights.
         num_output_representations: how many differently weighted mixtures to return (e.g. one for the
             input of a task model and one for its output layer).
         dropout: dropout rate applied to each mixture, in training only.
@@ -67,10 +71,13 @@ class Elmo(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if isinstance(bilm, dict):
+        owned = isinstance(bilm, dict)  # deserialized here: nobody else holds it
+        if owned:
             bilm = keras.saving.deserialize_keras_object(bilm)
         if not isinstance(bilm, BiLM):
             raise ValueError(f"bilm must be a BiLM layer (see Elmo.from_pretrained), received {type(bilm).__name__}")
+        if not requires_grad and bilm.trainable and not owned:
+            bilm = _copy_of(bilm)
         count = num_output_representations
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"num_output_representations must be a positive int, received {count!r}")
@@ -105,6 +112,7 @@ class Elmo(keras.layers.Layer):
         from elmo_keras.pretrained.loader import load_pretrained_bilm
 
         bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
+        bilm.trainable = bool(kwargs.get("requires_grad", False))  # ours alone: frozen in place, not copied
         return cls(bilm, num_output_representations, **kwargs)
 
     def build(self, input_shape):
@@ -126,15 +134,18 @@ class Elmo(keras.layers.Layer):
         with_boundaries, _ = add_sentence_boundaries(inputs, mask, bos, eos)  # (B, T + 2, ...)
         outputs = self.bilm(with_boundaries, training=training if self.requires_grad else False)
         activations, mask = outputs["activations"], outputs["mask"]
-        if not self.keep_sentence_boundaries:
-            stripped = [remove_sentence_boundaries(layer, mask) for layer in activations]
-            activations, mask = [layer for layer, _ in stripped], stripped[0][1]
         representations = []
         for mix in self.scalar_mixes:
-            mixed = mix(activations, mask=mask)  # (B, T, 2 * dim)
+            # AllenNLP's order: mix over <S> … </S> (layer-norm statistics count the boundaries), then strip
+            mixed = mix(activations, mask=mask)  # (B, T + 2, 2 * dim)
+            if not self.keep_sentence_boundaries:
+                mixed, _ = remove_sentence_boundaries(mixed, mask)  # (B, T, 2 * dim)
             if self.dropout_layer is not None:
                 mixed = self.dropout_layer(mixed, training=training)
             representations.append(mixed)
+        if not self.keep_sentence_boundaries:
+            stripped = [remove_sentence_boundaries(layer, mask) for layer in activations]
+            activations, mask = [layer for layer, _ in stripped], stripped[0][1]
         return {"elmo_representations": representations, "mask": mask, "activations": activations}
 
     def reset_states(self):
@@ -157,3 +168,13 @@ class Elmo(keras.layers.Layer):
         )
         return config
 
+
+def _copy_of(bilm: BiLM) -> BiLM:
+    """A new ``BiLM`` with ``bilm``'s configuration and (if built) a copy of its weights."""
+    copy = BiLM.from_config(bilm.get_config())
+    if bilm.built:
+        encoder = bilm.token_encoder
+        chars = getattr(encoder, "max_characters_per_token", None)
+        copy.build((None, None) if chars is None else (None, None, chars))
+        copy.set_weights(bilm.get_weights())
+    return copy
