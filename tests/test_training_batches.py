@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 
 from elmo_keras.data import polysemy_sentences
@@ -68,6 +71,20 @@ def test_compiled_inference_equals_calling_the_model(tiny_model):
     forward, backward = lm_logits(tiny_model, inputs)
     np.testing.assert_allclose(forward, np.asarray(outputs["forward_logits"]), atol=1e-5)
     np.testing.assert_allclose(backward, np.asarray(outputs["backward_logits"]), atol=1e-5)
+
+
+def test_compiled_inference_does_not_keep_models_alive(tiny_models_dir):
+    from elmo_keras.explorer.model_store import find_model, load_model
+    from tests.explorer_fixtures import TINY_NAME
+
+    model = load_model(find_model(tiny_models_dir, TINY_NAME).ref)
+    inputs, _ = encode_for_lm([["the", "bank"]], model.vocabulary, "word")
+    bilm_activations(model, inputs)
+    lm_logits(model, inputs)
+    alive = weakref.ref(model)
+    del model
+    gc.collect()
+    assert alive() is None
 
 
 def test_a_corpus_too_large_to_hold_encoded_is_fed_batch_by_batch(monkeypatch):

@@ -18,13 +18,28 @@ from keras import ops
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compiled(model, name, fn, inputs):
+def _compiled(model, fn, inputs):
+    """``fn(model, x)`` as a function of ``x``, compiled once per model and function.
+
+    The compiled function reaches the model through a weak reference: a strong one, held by the cache
+    entry's value, would keep every model that ever ran inference alive.
+    """
     if getattr(model.bilm, "stateful", False):
-        return fn
+        return lambda x: fn(model, x)
     functions = _COMPILED.setdefault(model, {})
-    if name not in functions:
-        functions[name] = compile_for_inference(fn, "graph", np.shape(inputs))
-    return functions[name]
+    if fn not in functions:
+        model_ref = weakref.ref(model)
+        functions[fn] = compile_for_inference(lambda x: fn(model_ref(), x), "graph", np.shape(inputs))
+    return functions[fn]
+
+
+def _activations(model, x):
+    return ops.stack(model.bilm(x, training=False)["activations"])
+
+
+def _logits(model, x):
+    outputs = model(x, training=False)
+    return outputs["forward_logits"], outputs["backward_logits"]
 
 
 def bilm_activations(model, inputs) -> np.ndarray:
@@ -33,19 +48,10 @@ def bilm_activations(model, inputs) -> np.ndarray:
     Returns:
         float32 `(num_layers, batch, time, 2 * dim)`; padded positions are zero.
     """
-
-    def activations(x):
-        return ops.stack(model.bilm(x, training=False)["activations"])
-
-    return np.asarray(_compiled(model, "activations", activations, inputs)(inputs))
+    return np.asarray(_compiled(model, _activations, inputs)(inputs))
 
 
 def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
     """``(forward_logits, backward_logits)`` of the language model, each `(batch, time, vocab)`."""
-
-    def logits(x):
-        outputs = model(x, training=False)
-        return outputs["forward_logits"], outputs["backward_logits"]
-
-    forward, backward = _compiled(model, "logits", logits, inputs)(inputs)
+    forward, backward = _compiled(model, _logits, inputs)(inputs)
     return np.asarray(forward), np.asarray(backward)
