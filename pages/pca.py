@@ -37,6 +37,8 @@ except ValueError as error:
     st.error(str(error))
     st.stop()
 
+if view.unknown_note:
+    st.warning(view.unknown_note)
 st.caption("Colour = sense, hover = the sentence. Subplot titles give the share of the layer's variance each "
            "component explains; if senses form separate clouds, the layer's vectors encode the sense.")
 st.plotly_chart(charts.pca_scatter(view, three_d=three_d), width="stretch", key="pca_scatter")

@@ -64,6 +64,9 @@ def test_a_word_outside_the_corpus_needs_a_typed_sentence(tiny_model, corpus):
         context_similarity(tiny_model, corpus, "zebra")
     view = context_similarity(tiny_model, corpus, "zebra", "A zebra ran .\nThe zebra slept .")
     assert view.senses == ["typed", "typed"] and np.isnan(view.summary["heldout_accuracy"]).all()
+    assert "'zebra' is not in this word-level model's vocabulary" in view.findings[0]  # it reads <unk>
+    assert pca_view(tiny_model, corpus, "zebra", "A zebra ran .\nThe zebra slept .").unknown_note == view.findings[0]
+    assert not any("vocabulary" in f for f in context_similarity(tiny_model, corpus, "bank").findings)
     with pytest.raises(ValueError, match="Choose a word"):
         context_similarity(tiny_model, corpus, "  ")
 

@@ -9,6 +9,7 @@ import numpy as np
 from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.models.inference import bilm_activations
 from elmo_keras.models.training import encode_for_lm
+from elmo_keras.text.vocabulary import UNK_ID
 
 DEFAULT_BATCH_SIZE = 64
 
@@ -21,10 +22,7 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
     """
     if model.vocabulary is None:
         raise ValueError("the model has no vocabulary: load it with load_bilm or train it with train_bilm")
-    sentences = [list(s) for s in sentences]
-    for index, sentence in enumerate(sentences):
-        if not sentence:
-            raise ValueError(f"sentence {index} is empty")
+    sentences = _token_lists(sentences)
     results = []
     for start in range(0, len(sentences), batch_size):
         batch = sentences[start : start + batch_size]
@@ -34,8 +32,17 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
     return results
 
 
+def is_unknown_word(model: BiLanguageModel, word: str) -> bool:
+    """True when ``model`` is word-level and reads ``word`` as ``<unk>`` (a character model knows every word)."""
+    return model.encoder_kind == "word" and model.vocabulary is not None and model.vocabulary.token_to_id(word) == UNK_ID
+
+
 def layer_embeddings(
-    model: BiLanguageModel, sentences: Sequence[Sequence[str]], positions: Sequence[int], batch_size: int = DEFAULT_BATCH_SIZE
+    model: BiLanguageModel,
+    sentences: Sequence[Sequence[str]],
+    positions: Sequence[int],
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    allow_unknown: bool = False,
 ) -> np.ndarray:
     """Every layer's vector for the word at ``positions[i]`` of ``sentences[i]``.
 
@@ -46,10 +53,17 @@ def layer_embeddings(
         model: a trained ``BiLanguageModel`` carrying its ``vocabulary``.
         sentences: tokenized sentences, without boundary tokens.
         positions: token index of the word of interest in each sentence.
+        allow_unknown: embed a word a word-level model does not know (it reads ``<unk>``) instead of raising.
 
     Returns:
         float32 `(num_layers, len(sentences), 2 * dim)`.
+
+    Raises:
+        TypeError: a sentence is a str (not a token list) or holds a non-str token.
+        ValueError: lengths differ, no or empty sentences, a position outside its sentence, or (unless
+            ``allow_unknown``) a word-level model does not know the word at a position.
     """
+    sentences = _token_lists(sentences)
     if len(sentences) != len(positions):
         raise ValueError(f"got {len(sentences)} sentences but {len(positions)} positions")
     if not sentences:
@@ -57,5 +71,33 @@ def layer_embeddings(
     for index, (sentence, position) in enumerate(zip(sentences, positions)):
         if not 0 <= int(position) < len(sentence):
             raise ValueError(f"position {position} is outside sentence {index} ({len(sentence)} tokens)")
+        word = sentence[int(position)]
+        if not allow_unknown and is_unknown_word(model, word):
+            raise ValueError(
+                f"the word {word!r} (sentence {index}, position {position}) is not in the model's vocabulary: a "
+                "word-level model sees it as <unk>, the same vector as every other unknown word; choose a word the "
+                "model was trained on, or train a character-level model (encoder='char'); allow_unknown=True "
+                "embeds it anyway"
+            )
     activations = sentence_activations(model, sentences, batch_size)
     return np.stack([a[:, int(p)] for a, p in zip(activations, positions)], axis=1).astype(np.float32)
+
+
+def _token_lists(sentences) -> list[list[str]]:
+    """``sentences`` as lists of str tokens; a str where a token list belongs, or a non-str token, is an error."""
+    if isinstance(sentences, str):
+        raise TypeError("sentences must be a list of token lists, received a single str")
+    result = []
+    for index, sentence in enumerate(sentences):
+        if isinstance(sentence, str):
+            raise TypeError(
+                f"sentence {index} is a str ({sentence[:40]!r}); pass token lists, e.g. elmo_keras.text.tokenize(text)"
+            )
+        tokens = list(sentence)
+        if not tokens:
+            raise ValueError(f"sentence {index} is empty")
+        for token in tokens:
+            if not isinstance(token, str):
+                raise TypeError(f"sentence {index} holds a {type(token).__name__} token ({token!r}); tokens must be str")
+        result.append(tokens)
+    return result

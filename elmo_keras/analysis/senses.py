@@ -79,7 +79,7 @@ def word_occurrences(model, word: str, frame: pd.DataFrame, typed_sentences: Seq
         splits.append(TYPED)
     if not sentences:
         raise ValueError(f"the word {word!r} does not occur in the corpus; type a sentence that contains it")
-    embeddings = layer_embeddings(model, sentences, positions)
+    embeddings = layer_embeddings(model, sentences, positions, allow_unknown=True)  # the explorer says so
     return WordOccurrences(word.lower(), sentences, positions, senses, splits, embeddings)
 
 

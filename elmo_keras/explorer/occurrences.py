@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from elmo_keras.analysis.embeddings import is_unknown_word
 from elmo_keras.analysis.senses import TYPED, WordOccurrences, word_occurrences
 from elmo_keras.explorer.corpus import sense_order
 from elmo_keras.text.tokenizer import tokenize
@@ -25,6 +26,7 @@ class OrderedOccurrences:
     occurrences: WordOccurrences
     senses_in_order: list
     rejected_typed: list  # typed lines that do not contain the word
+    unknown_note: str | None = None  # set when a word-level model reads the word as <unk>
 
     @property
     def count(self) -> int:
@@ -79,7 +81,12 @@ def ordered_occurrences(model, corpus: pd.DataFrame, word: str, typed_text: str 
     order = sense_order(word, occurrences.senses)
     rank = {sense: i for i, sense in enumerate(order)}
     index = sorted(range(len(occurrences.senses)), key=lambda i: (rank[occurrences.senses[i]], i))
-    return OrderedOccurrences(_take(occurrences, index), order, rejected)
+    note = None
+    if is_unknown_word(model, word):
+        note = (f"'{word}' is not in this word-level model's vocabulary: the model reads it as <unk>, so layer 0 is "
+                "the vector of every unknown word and the higher layers differ only by context. A character-level "
+                "model (encoder 'char') sees the word itself.")
+    return OrderedOccurrences(_take(occurrences, index), order, rejected, note)
 
 
 def subsample_per_sense(senses, per_sense: int | None) -> np.ndarray:

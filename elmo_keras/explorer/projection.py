@@ -23,6 +23,7 @@ class ProjectionView:
         senses_in_order: legend order.
         collapsed_layers: layers where all occurrences share one vector (all points on top of each other).
         rejected_typed: typed lines that do not contain the word.
+        unknown_note: set when a word-level model reads the word as ``<unk>`` (the page shows it).
     """
 
     word: str
@@ -32,6 +33,7 @@ class ProjectionView:
     senses_in_order: list
     collapsed_layers: list
     rejected_typed: list
+    unknown_note: str | None = None
 
     @property
     def num_layers(self) -> int:
@@ -80,4 +82,5 @@ def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_com
         senses_in_order=ordered.senses_in_order,
         collapsed_layers=collapsed,
         rejected_typed=ordered.rejected_typed,
+        unknown_note=ordered.unknown_note,
     )

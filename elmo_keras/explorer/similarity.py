@@ -81,8 +81,8 @@ def _summary(embeddings: np.ndarray, occurrences) -> pd.DataFrame:
     })
 
 
-def _findings(word: str, summary: pd.DataFrame, constant_layers: list) -> list[str]:
-    findings = []
+def _findings(word: str, summary: pd.DataFrame, constant_layers: list, unknown_note: str | None = None) -> list[str]:
+    findings = [unknown_note] if unknown_note else []
     for layer in constant_layers:
         findings.append(f"Layer {layer}: every occurrence of '{word}' has the same vector "
                         "(similarity 1.00 everywhere) — it is the context-free word embedding.")
@@ -133,5 +133,5 @@ def context_similarity(model, corpus: pd.DataFrame, word: str, typed_text: str =
         labelled=int(sum(s not in (UNLABELLED, TYPED) for s in occurrences.senses)),
         constant_layers=constant,
         rejected_typed=ordered.rejected_typed,
-        findings=_findings(occurrences.word, summary, constant),
+        findings=_findings(occurrences.word, summary, constant, ordered.unknown_note),
     )
