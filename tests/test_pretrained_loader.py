@@ -186,18 +186,78 @@ def _write_fake_weights(path, options, seed=0):
                     handle[f"{prefix}/W_P_0"] = rng.normal(size=(lstm.dim, lstm.projection_dim)).astype(np.float32) * 0.1
 
 
-def test_model_without_lstm_or_cnn_projection(tmp_path):
-    """bilm-tf omits W_P_0 when projection_dim == dim, and CNN_proj when the filters already have that width."""
-    data = {
-        "lstm": {"dim": 12, "projection_dim": 12, "n_layers": 1, "cell_clip": 3, "proj_clip": 3},
-        "char_cnn": {"embedding": {"dim": 4}, "filters": [[1, 4], [2, 8]], "n_highway": 1, "activation": "tanh",
-                     "n_characters": 261, "max_characters_per_token": 50},
+def _small_options(dim, activation, n_characters):
+    """options.json data: 1 LSTM layer of ``dim`` cells projected to 12, 12 CNN filters (so no CNN projection)."""
+    return {
+        "lstm": {"dim": dim, "projection_dim": 12, "n_layers": 1, "cell_clip": 3, "proj_clip": 3},
+        "char_cnn": {"embedding": {"dim": 4}, "filters": [[1, 4], [2, 8]], "n_highway": 1, "activation": activation,
+                     "n_characters": n_characters, "max_characters_per_token": 50},
     }
+
+
+def _fake_model(tmp_path, data):
+    """``options.json`` from ``data`` and random weights of that shape in ``tmp_path``: their two paths."""
     options_path, weights_path = tmp_path / "options.json", tmp_path / "weights.hdf5"
     options_path.write_text(json.dumps(data))
     _write_fake_weights(weights_path, ElmoOptions.from_dict(data))
+    return options_path, weights_path
+
+
+def test_model_without_lstm_or_cnn_projection(tmp_path):
+    """bilm-tf omits W_P_0 when projection_dim == dim, and CNN_proj when the filters already have that width."""
+    options_path, weights_path = _fake_model(tmp_path, _small_options(dim=12, activation="tanh", n_characters=261))
     bilm = load_pretrained_bilm(options_path, weights_path)
     assert isinstance(bilm, BiLM) and bilm.projection_dim is None
     outputs = bilm(batch_to_ids([["<S>", "a", "b", "</S>"]]))
     assert [tuple(a.shape) for a in outputs["activations"]] == [(1, 4, 24)] * 2
     np.testing.assert_array_equal(ops.convert_to_numpy(bilm.token_encoder.projection.kernel), np.eye(12))
+
+
+def _options_with(model_dir, tmp_path, **lstm_and_cnn):
+    """The fixture's options.json with ``lstm`` / ``char_cnn`` fields replaced, written to ``tmp_path``."""
+    data = json.loads((model_dir / "options.json").read_text())
+    for block, fields in lstm_and_cnn.items():
+        data[block].update(fields)
+    path = tmp_path / "options.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_fewer_layers_than_the_weights_is_an_error(model_dir, tmp_path):
+    options = _options_with(model_dir, tmp_path, lstm={"n_layers": 1}, char_cnn={"n_highway": 1})
+    weights = model_dir / "lm_weights.hdf5"
+    with pytest.raises(WeightFileError) as info:
+        load_pretrained_bilm(options, weights)
+    message = str(info.value)
+    assert message.startswith(f"{weights}: has 10 biLM tensor(s) not used by the options ({options}): ")
+    assert "'CNN_high_1/W_carry'" in message and "'RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/B'" in message
+    assert "'CNN_high_0/W_carry'" not in message and "probably belong to different models" in message
+    assert info.value.path == str(weights)
+
+
+def test_unused_cnn_projection_is_an_error(tmp_path):
+    """Options whose filters already have the LSTM width need no CNN_proj; a file that has one is another model."""
+    options_path, weights_path = _fake_model(tmp_path, _small_options(dim=24, activation="relu", n_characters=262))
+    load_pretrained_bilm(options_path, weights_path)  # as bilm-tf writes it: no CNN_proj
+    with h5py.File(weights_path, "a") as handle:
+        handle["CNN_proj/W_proj"] = np.zeros((12, 12), np.float32)
+        handle["CNN_proj/b_proj"] = np.zeros(12, np.float32)
+    with pytest.raises(WeightFileError, match=r"has 2 biLM tensor\(s\) not used .*'CNN_proj/W_proj', 'CNN_proj/b_proj'"):
+        load_pretrained_bilm(options_path, weights_path)
+
+
+def test_other_top_level_groups_are_ignored(model_dir, sentences, expected, tmp_path):
+    """A file may carry weights the biLM does not use (the softmax): it loads and reproduces the numbers."""
+    path = _copy_weights(model_dir, tmp_path)
+    with h5py.File(path, "a") as handle:
+        handle["softmax/W"] = np.zeros((10, 16), np.float32)
+        handle["softmax/b"] = np.zeros(10, np.float32)
+    bilm = load_pretrained_bilm(model_dir / "options.json", path)
+    assert _max_error(bilm, sentences, expected, 0) <= TOLERANCE
+
+
+def test_truncated_weight_file(model_dir, tmp_path):
+    path = tmp_path / "weights.hdf5"
+    path.write_bytes((model_dir / "lm_weights.hdf5").read_bytes()[:200_000])
+    with pytest.raises(WeightFileError, match=rf"{re.escape(str(path))}: cannot be read: .*truncated or corrupted"):
+        load_pretrained_bilm(model_dir / "options.json", path)

@@ -15,10 +15,12 @@ from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
 from elmo_keras.pretrained.weights import (
     TF_LSTM_FORGET_BIAS,
     WeightFileError,
+    check_all_bilm_tensors_used,
     conv2d_kernel_to_conv1d,
     convert_highway,
     convert_lstm_cell,
     fold_forget_bias,
+    is_bilm_tensor,
     prepend_padding_char_row,
     read_weight_file,
     split_lstm_kernel,
@@ -163,3 +165,43 @@ def test_take_tensor_names_file_tensor_and_shapes():
     with pytest.raises(WeightFileError, match=r"'CNN/b_cnn_0' has shape \(4,\) but \(5,\) was expected \(from opt\)"):
         take_tensor(tensors, "CNN/b_cnn_0", (5,), "w.hdf5", because="opt")
     assert take_tensor(tensors, "CNN/b_cnn_0", (4,), "w.hdf5").dtype == np.float32
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("keep", [0.5, 0.99])
+def test_read_weight_file_truncated(model_dir, tmp_path, keep):
+    data = (model_dir / "lm_weights.hdf5").read_bytes()
+    path = tmp_path / "weights.hdf5"
+    path.write_bytes(data[: int(len(data) * keep)])
+    with pytest.raises(WeightFileError, match=rf"{re.escape(str(path))}: cannot be read: .*\(truncated or corrupted\?\)"):
+        read_weight_file(path)
+
+
+@pytest.mark.fixtures
+def test_read_weight_file_corrupted_inside(model_dir, tmp_path):
+    data = bytearray((model_dir / "lm_weights.hdf5").read_bytes())
+    data[4000:8000] = np.random.default_rng(0).integers(0, 256, 4000, dtype=np.uint8).tobytes()  # a B-tree node
+    path = tmp_path / "weights.hdf5"
+    path.write_bytes(bytes(data))
+    with pytest.raises(WeightFileError, match=rf"{re.escape(str(path))}: cannot be read: .*corrupted") as info:
+        read_weight_file(path)
+    assert info.value.path == str(path) and info.value.key is None
+
+
+def test_is_bilm_tensor_covers_the_bilm_groups_only():
+    for name in ("char_embed", "CNN/W_cnn_0", "CNN_high_1/b_carry", "CNN_proj/W_proj",
+                 "RNN_0/RNN/MultiRNNCell/Cell0/LSTMCell/B"):
+        assert is_bilm_tensor(name), name
+    for name in ("softmax/W", "softmax/b", "lm_embeddings/0", "char_embed_extra/x"):
+        assert not is_bilm_tensor(name), name
+
+
+def test_check_all_bilm_tensors_used_lists_unused_and_ignores_other_groups():
+    tensors = {name: np.zeros(1) for name in ("char_embed", "CNN/W_cnn_0", "softmax/W", "softmax/b")}
+    check_all_bilm_tensors_used(tensors, {"char_embed", "CNN/W_cnn_0"}, "w.hdf5")  # softmax is not the biLM's
+    tensors.update({f"CNN_high_{i}/W_carry": np.zeros(1) for i in range(12)})
+    with pytest.raises(WeightFileError) as info:
+        check_all_bilm_tensors_used(tensors, {"char_embed", "CNN/W_cnn_0"}, "w.hdf5", "opts.json")
+    message = str(info.value)
+    assert message.startswith("w.hdf5: has 12 biLM tensor(s) not used by the options (opts.json): 'CNN_high_0/W_carry'")
+    assert "and 4 more" in message and "probably belong to different models" in message and "softmax" not in message

@@ -20,6 +20,14 @@ from elmo_keras.text.vocabulary import Vocabulary
 MODEL_FILE = "model.keras"
 VOCABULARY_FILE = "vocabulary.json"
 SUMMARY_FILE = "training.json"
+# Keras's deserialization errors: "... config={...}. Exception encountered: <cause>" and
+# "Could not locate class 'X'. ... Full object config: {...}"
+KERAS_CAUSE_MARKER = "Exception encountered: "
+KERAS_CONFIG_DUMP_MARKER = "Full object config:"
+# the model attributes that fix the weights, checked against training.json's config (for a biLM with the token
+# encoder's: encoder, embedding_dim and, for characters, char_filters and n_highway)
+ARCHITECTURE_FIELDS_OF_BILM = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip", "use_skip_connections")
+ARCHITECTURE_FIELDS_OF_SEQ2SEQ = ("cell", "embedding_dim", "units", "num_layers")
 
 
 def save_model_dir(model, directory: str | os.PathLike) -> pathlib.Path:
@@ -46,42 +54,148 @@ def save_model_dir(model, directory: str | os.PathLike) -> pathlib.Path:
 
 
 def read_model_dir(directory: str | os.PathLike, model_class: type, config_class: type):
-    """Load a model directory and check it holds a ``model_class`` matching its vocabulary.
+    """Load a model directory and check it holds a ``model_class`` matching its vocabulary and its config.
 
     Returns the model with ``vocabulary``, ``training_summary`` and ``config`` (``config_class.from_dict``, or
     None when ``training.json`` has none) set.
 
     Raises:
         FileNotFoundError: the directory or one of its files is missing (the message names it).
-        ValueError: a file is corrupted or is not what it should be (the message names it).
+        ValueError: a file is corrupted or is not what it should be, or ``training.json``'s config disagrees with
+            the architecture of ``model.keras`` (the message names the file, the field and how to fix it).
     """
     directory = pathlib.Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"model directory not found: {directory}")
     for name in (MODEL_FILE, VOCABULARY_FILE):
-        if not (directory / name).is_file():
-            raise FileNotFoundError(f"{directory / name} is missing: is {directory} a model directory saved by elmo_keras?")
-    vocabulary = Vocabulary.load(directory / VOCABULARY_FILE)
-    try:
-        model = keras.saving.load_model(directory / MODEL_FILE)
-    except (zipfile.BadZipFile, OSError, ValueError, KeyError) as error:
-        raise ValueError(f"{directory / MODEL_FILE} is corrupted or not an elmo_keras model: {error}") from None
+        path = directory / name
+        if path.is_dir():
+            raise FileNotFoundError(
+                f"{path} is a directory, not a file: is {directory} a model directory saved by elmo_keras?"
+            )
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing: is {directory} a model directory saved by elmo_keras?")
+    vocabulary = _load_vocabulary(directory / VOCABULARY_FILE)
+    model = _load_keras_model(directory / MODEL_FILE)
     if not isinstance(model, model_class):
         raise ValueError(f"{directory / MODEL_FILE} holds a {type(model).__name__}, not a {model_class.__name__}")
     if model.vocab_size != len(vocabulary):
         raise ValueError(
-            f"{directory / VOCABULARY_FILE} has {len(vocabulary)} tokens but the model predicts {model.vocab_size}"
+            f"{directory / VOCABULARY_FILE} has {len(vocabulary)} tokens but the model predicts {model.vocab_size}: "
+            f"the vocabulary and {MODEL_FILE} come from different models; restore the vocabulary saved with the "
+            "model, or retrain it"
         )
-    summary = {}
-    if (directory / SUMMARY_FILE).is_file():
-        try:
-            summary = json.loads((directory / SUMMARY_FILE).read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"{directory / SUMMARY_FILE} is corrupted: {error}") from None
+    summary = _read_summary(directory / SUMMARY_FILE)
+    config = _config_from_summary(summary, config_class, directory / SUMMARY_FILE)
+    if config is not None:
+        check_config_matches_model(config, model, directory / SUMMARY_FILE, directory / MODEL_FILE)
     model.vocabulary = vocabulary
     model.training_summary = summary
-    model.config = config_class.from_dict(summary["config"]) if "config" in summary else None
+    model.config = config
     return model
+
+
+def check_config_matches_model(config, model, summary_path, model_path) -> None:
+    """Compare the architecture fields of ``config`` (from ``training.json``) with the loaded ``model``.
+
+    Raises:
+        ValueError: naming both files and every field that differs (``units = 999 in training.json but 16 in
+            model.keras``).
+    """
+    saved = _architecture_of(model)
+    differences = [
+        f"{field} = {getattr(config, field)!r} in {SUMMARY_FILE} but {value!r} in {MODEL_FILE}"
+        for field, value in saved.items()
+        if hasattr(config, field) and _comparable(getattr(config, field)) != _comparable(value)
+    ]
+    if differences:
+        raise ValueError(
+            f"{summary_path}: 'config' does not describe the model in {model_path}: {'; '.join(differences)}. "
+            f"{SUMMARY_FILE} was edited or belongs to another model: fix those fields, remove 'config' from it, "
+            "or save the model again from the session that trained it"
+        )
+
+
+def _architecture_of(model) -> dict:
+    """The config fields that determine ``model``'s weights, read from the loaded model itself."""
+    from elmo_keras.layers.char_cnn import CharCNN
+
+    bilm = getattr(model, "bilm", None)
+    if bilm is None:  # Seq2Seq
+        return {name: getattr(model, name) for name in ARCHITECTURE_FIELDS_OF_SEQ2SEQ}
+    encoder = bilm.token_encoder
+    architecture = {
+        "encoder": "char" if isinstance(encoder, CharCNN) else "word",
+        "embedding_dim": encoder.embedding_dim,
+        **{name: getattr(bilm, name) for name in ARCHITECTURE_FIELDS_OF_BILM},
+    }
+    if isinstance(encoder, CharCNN):
+        architecture.update(char_filters=encoder.filters, n_highway=encoder.n_highway)
+    return architecture
+
+
+def _comparable(value):
+    """Lists and tuples (``char_filters``) compare equal whatever their nesting type."""
+    return tuple(_comparable(item) for item in value) if isinstance(value, (list, tuple)) else value
+
+
+def _load_vocabulary(path: pathlib.Path) -> Vocabulary:
+    try:
+        return Vocabulary.load(path)
+    except ValueError as error:
+        problem = str(error) if str(path) in str(error) else f"{path}: {error}"
+        raise ValueError(f"{problem}; restore the {VOCABULARY_FILE} saved with the model, or retrain it") from None
+
+
+def _load_keras_model(path: pathlib.Path):
+    """``keras.saving.load_model(path)`` with every failure a ``ValueError`` naming the file."""
+    problem = f"{path} is corrupted or not an elmo_keras model"
+    hint = "retrain the model, or save it again from the session that trained it"
+    if not zipfile.is_zipfile(path):  # Keras would say "File not found" here
+        raise ValueError(f"{problem}: it is not a .keras (zip) archive (truncated or overwritten?); {hint}")
+    try:
+        return keras.saving.load_model(path)
+    except TypeError as error:  # Keras turns any failure of a from_config / __init__ into a TypeError + config dump
+        raise ValueError(f"{problem}: its saved config cannot rebuild the model: {_innermost_keras_error(error)}; "
+                         f"{hint}") from None
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError) as error:
+        raise ValueError(f"{problem}: {error}; {hint}") from None
+
+
+def _innermost_keras_error(error: Exception) -> str:
+    """The original message inside Keras's deserialization error, without Keras's dump of the whole config."""
+    message = str(error)
+    if KERAS_CAUSE_MARKER in message:
+        message = message.rsplit(KERAS_CAUSE_MARKER, 1)[1]
+    return message.split(KERAS_CONFIG_DUMP_MARKER, 1)[0].strip()
+
+
+def _read_summary(path: pathlib.Path) -> dict:
+    """``training.json`` as a dict ({} when the file is absent: it is optional)."""
+    if not path.is_file():
+        return {}
+    hint = f"fix it, or delete {path.name} (the model loads without it)"
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is corrupted: {error}; {hint}") from None
+    if not isinstance(summary, dict):
+        raise ValueError(f"{path} must hold a JSON object (the training summary), found a {type(summary).__name__}; {hint}")
+    return summary
+
+
+def _config_from_summary(summary: dict, config_class: type, path: pathlib.Path):
+    """``config_class.from_dict(summary["config"])``, or None without a ``"config"``."""
+    if "config" not in summary:
+        return None
+    hint = "fix the field, or remove 'config' from the file (the model loads without it)"
+    data = summary["config"]
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: 'config' must be a JSON object, found a {type(data).__name__}; {hint}")
+    try:
+        return config_class.from_dict(data)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path}: 'config' is not a valid {config_class.__name__}: {error}; {hint}") from None
 
 
 def load_bilm(directory: str | os.PathLike):
@@ -89,7 +203,8 @@ def load_bilm(directory: str | os.PathLike):
 
     Raises:
         FileNotFoundError: the directory or one of its files is missing (the message names it).
-        ValueError: a file is corrupted or is not what it should be (the message names it).
+        ValueError: a file is corrupted or is not what it should be, or ``training.json``'s config disagrees with
+            ``model.keras`` (the message names the file, the field and how to fix it).
     """
     from elmo_keras.models.bilm_lm import BiLanguageModel
     from elmo_keras.models.presets import BiLMConfig

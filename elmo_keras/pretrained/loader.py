@@ -2,7 +2,8 @@
 
 ``load_pretrained_bilm`` = ``ElmoOptions.load`` → ``bilm_from_options`` (architecture only, no I/O) →
 ``read_weight_file`` → ``set_pretrained_weights`` (converts each tensor with the named functions of
-``elmo_keras.pretrained.weights`` and checks every shape against what the options imply).
+``elmo_keras.pretrained.weights``, checks every shape against what the options imply, and rejects a file with
+biLM tensors the options leave unused).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from elmo_keras.pretrained.weights import (
     FORWARD,
     PROJECTION_NAMES,
     WeightFileError,
+    check_all_bilm_tensors_used,
     conv2d_kernel_to_conv1d,
     conv_names,
     convert_highway,
@@ -75,9 +77,9 @@ def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.
     Raises:
         FileNotFoundError: either file is missing.
         OptionsError: a field of ``options.json`` is missing or invalid (named).
-        WeightFileError: the weights are not HDF5, or a tensor is missing or has a shape the options do not
-            allow (the message names the weight file, the tensor, and the expected shape with the options
-            fields it comes from).
+        WeightFileError: the weights are not HDF5 or cannot be read, a tensor is missing or has a shape the
+            options do not allow (the message names the weight file, the tensor, and the expected shape with the
+            options fields it comes from), or the file has biLM tensors the options do not use (listed).
     """
     options = ElmoOptions.load(options_file)
     tensors = read_weight_file(weight_file)
@@ -88,22 +90,33 @@ def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.
 
 
 def set_pretrained_weights(bilm: BiLM, options: ElmoOptions, tensors: dict[str, np.ndarray], path: str) -> None:
-    """Convert ``tensors`` (from ``read_weight_file(path)``) and assign them to a built ``bilm``."""
+    """Convert ``tensors`` (from ``read_weight_file(path)``) and assign them to a built ``bilm``.
+
+    Every tensor in the biLM's groups (``char_embed``, ``CNN*``, ``RNN_*``) must be used; other top-level groups
+    (e.g. softmax weights) are ignored.
+
+    Raises:
+        WeightFileError: a tensor is missing or has the wrong shape (see ``take_tensor``), or a biLM tensor of the
+            file is not used by ``options`` (more layers, highways or projections than the options describe).
+    """
     cnn, lstm = options.char_cnn, options.lstm
     source = options.source
     encoder = bilm.token_encoder
+    taken: set[str] = set()
 
-    char_embed = take_tensor(
-        tensors, CHAR_EMBEDDING, (NUM_CHAR_IDS - 1, cnn.embedding_dim), path, f"char_cnn.embedding.dim in {source}"
-    )
+    def take(name: str, expected_shape: tuple, because: str) -> np.ndarray:
+        taken.add(name)
+        return take_tensor(tensors, name, expected_shape, path, because)
+
+    char_embed = take(CHAR_EMBEDDING, (NUM_CHAR_IDS - 1, cnn.embedding_dim), f"char_cnn.embedding.dim in {source}")
     _assign(encoder.char_embedding.embeddings, prepend_padding_char_row(char_embed), CHAR_EMBEDDING, path)
 
     for i, ((width, count), conv) in enumerate(zip(cnn.filters, encoder.convolutions)):
         kernel_name, bias_name = conv_names(i)
         because = f"char_cnn.filters[{i}] = [{width}, {count}] and char_cnn.embedding.dim in {source}"
-        kernel = take_tensor(tensors, kernel_name, (1, width, cnn.embedding_dim, count), path, because)
+        kernel = take(kernel_name, (1, width, cnn.embedding_dim, count), because)
         _assign(conv.kernel, conv2d_kernel_to_conv1d(kernel), kernel_name, path)
-        _assign(conv.bias, take_tensor(tensors, bias_name, (count,), path, because), bias_name, path)
+        _assign(conv.bias, take(bias_name, (count,), because), bias_name, path)
 
     highway = encoder.highway
     width = cnn.n_filters
@@ -111,7 +124,7 @@ def set_pretrained_weights(bilm: BiLM, options: ElmoOptions, tensors: dict[str, 
         names = highway_names(i)
         because = f"the sum of char_cnn.filters counts ({width}) in {source}"
         raw = {
-            part: take_tensor(tensors, name, (width, width) if part.startswith("W") else (width,), path, because)
+            part: take(name, (width, width) if part.startswith("W") else (width,), because)
             for part, name in names.items()
         }
         converted = convert_highway(raw["W_carry"], raw["b_carry"], raw["W_transform"], raw["b_transform"])
@@ -123,8 +136,8 @@ def set_pretrained_weights(bilm: BiLM, options: ElmoOptions, tensors: dict[str, 
     kernel_name, bias_name = PROJECTION_NAMES
     if width != lstm.projection_dim:
         because = f"char_cnn.filters ({width} filters) and lstm.projection_dim in {source}"
-        kernel = take_tensor(tensors, kernel_name, (width, lstm.projection_dim), path, because)
-        bias = take_tensor(tensors, bias_name, (lstm.projection_dim,), path, because)
+        kernel = take(kernel_name, (width, lstm.projection_dim), because)
+        bias = take(bias_name, (lstm.projection_dim,), because)
     else:  # bilm-tf has no projection when the filters already have the LSTM width: identity
         kernel, bias = np.eye(width, dtype=np.float32), np.zeros(width, dtype=np.float32)
     _assign(encoder.projection.kernel, kernel, kernel_name, path)
@@ -135,19 +148,17 @@ def set_pretrained_weights(bilm: BiLM, options: ElmoOptions, tensors: dict[str, 
             names = lstm_names(direction, layer)
             input_dim = lstm.projection_dim  # the token width for layer 0, the previous layer's output above
             because = f"lstm.dim = {lstm.dim} and lstm.projection_dim = {lstm.projection_dim} in {source}"
-            w_0 = take_tensor(tensors, names["W_0"], (input_dim + lstm.output_dim, 4 * lstm.dim), path, because)
-            b = take_tensor(tensors, names["B"], (4 * lstm.dim,), path, because)
-            w_p = (
-                take_tensor(tensors, names["W_P_0"], (lstm.dim, lstm.projection_dim), path, because)
-                if lstm.has_projection
-                else None
-            )
+            w_0 = take(names["W_0"], (input_dim + lstm.output_dim, 4 * lstm.dim), because)
+            b = take(names["B"], (4 * lstm.dim,), because)
+            w_p = take(names["W_P_0"], (lstm.dim, lstm.projection_dim), because) if lstm.has_projection else None
             converted = convert_lstm_cell(w_0, b, w_p, input_dim)
             _assign(cell.kernel, converted["kernel"], names["W_0"], path)
             _assign(cell.recurrent_kernel, converted["recurrent_kernel"], names["W_0"], path)
             _assign(cell.bias, converted["bias"], names["B"], path)
             if w_p is not None:
                 _assign(cell.projection_kernel, converted["projection_kernel"], names["W_P_0"], path)
+
+    check_all_bilm_tensors_used(tensors, taken, path, source)
 
 
 def _assign(variable, value: np.ndarray, tensor_name: str, path: str) -> None:

@@ -27,10 +27,12 @@ from elmo_keras.pretrained.options import PretrainedFileError
 TF_LSTM_FORGET_BIAS = 1.0  # tf.nn.rnn_cell.LSTMCell(forget_bias=1.0) adds this at run time; it is not in B
 FORWARD, BACKWARD = 0, 1  # the d in RNN_{d}
 CHAR_EMBEDDING = "char_embed"
+MAX_LISTED_TENSORS = 8  # in the "unused tensors" error
 
 
 class WeightFileError(PretrainedFileError):
-    """The HDF5 weight file lacks a tensor, or a tensor has a shape the options do not allow."""
+    """The HDF5 weight file cannot be read, lacks a tensor, has a tensor of a shape the options do not allow, or
+    has biLM tensors the options do not use."""
 
 
 # -- tensor names ---------------------------------------------------------------------------------------------
@@ -45,6 +47,7 @@ def highway_names(index: int) -> dict[str, str]:
 
 
 PROJECTION_NAMES = ("CNN_proj/W_proj", "CNN_proj/b_proj")
+BILM_GROUP_PREFIXES = ("CNN", "RNN_")  # with CHAR_EMBEDDING, the biLM's top-level groups; others (softmax) are ignored
 
 
 def lstm_names(direction: int, layer: int) -> dict[str, str]:
@@ -60,7 +63,8 @@ def read_weight_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
     Raises:
         FileNotFoundError: no such file (the message names it).
-        WeightFileError: the file is not HDF5 (the message names it).
+        WeightFileError: the file is not HDF5, or it is HDF5 but cannot be read (truncated or corrupted); the
+            message names it.
     """
     import h5py
 
@@ -75,8 +79,13 @@ def read_weight_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
         if isinstance(item, h5py.Dataset):
             tensors[name] = np.asarray(item[...])
 
-    with h5py.File(path, "r") as handle:
-        handle.visititems(collect)
+    try:
+        with h5py.File(path, "r") as handle:
+            handle.visititems(collect)
+    except (OSError, KeyError, RuntimeError) as error:  # what h5py raises for a damaged file or object
+        raise WeightFileError(
+            path, None, f"cannot be read: {error} (truncated or corrupted?); download or copy the weight file again"
+        ) from None
     return tensors
 
 
@@ -98,6 +107,35 @@ def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple
             "do the options and weight files belong to the same model?",
         )
     return value.astype(np.float32)
+
+
+def is_bilm_tensor(name: str) -> bool:
+    """Whether ``name`` lies in one of the biLM's own top-level groups (``char_embed``, ``CNN*``, ``RNN_*``)."""
+    group = name.split("/", 1)[0]
+    return group == CHAR_EMBEDDING or group.startswith(BILM_GROUP_PREFIXES)
+
+
+def check_all_bilm_tensors_used(tensors: dict[str, np.ndarray], taken: set[str], path, options_source: str = "") -> None:
+    """Make sure every biLM tensor of the file was ``taken``: an unused one means the options describe a smaller
+    or different network (fewer layers, no projection, ...) than the one the weights were trained for.
+
+    Tensors outside the biLM's groups (``is_bilm_tensor``), e.g. softmax weights, are allowed and ignored.
+
+    Raises:
+        WeightFileError: naming ``path`` and listing the unused tensors.
+    """
+    unused = sorted(name for name in tensors if is_bilm_tensor(name) and name not in taken)
+    if not unused:
+        return
+    shown = ", ".join(repr(name) for name in unused[:MAX_LISTED_TENSORS])
+    more = f" and {len(unused) - MAX_LISTED_TENSORS} more" if len(unused) > MAX_LISTED_TENSORS else ""
+    options = f"the options ({options_source})" if options_source else "the options"
+    raise WeightFileError(
+        path, None,
+        f"has {len(unused)} biLM tensor(s) not used by {options}: {shown}{more}; the options and weight files "
+        "probably belong to different models (compare lstm.n_layers, lstm.projection_dim, char_cnn.filters and "
+        "char_cnn.n_highway with the model the weights come from)",
+    )
 
 
 # -- conversions ------------------------------------------------------------------------------------------------
