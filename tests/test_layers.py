@@ -131,6 +131,33 @@ def test_bad_arguments_name_the_argument():
         BiLM(WordEmbedding(10, 8), units=16)
 
 
+@pytest.mark.parametrize(
+    "ids, message",
+    [
+        ([[2, -5, 3]], r"received id -5, outside \[0, 20\)"),  # would silently pick row 15
+        ([[2, 25, 3]], r"received id 25, outside \[0, 20\)"),
+        ([[2.0, 5.9, 3.0]], "expects integer word ids"),  # would silently become 5
+        (np.zeros((0, 4), "int32"), "empty batch axis"),
+        (np.zeros((2, 0), "int32"), "empty time axis"),
+        (np.ones((1, 3, 50), "int32"), r"expects word ids \(batch, time\), received a tensor of shape \(1, 3, 50\)"),
+    ],
+)
+def test_word_ids_are_checked(ids, message):
+    bilm = BiLM(WordEmbedding(20, 8), units=8, num_layers=1)
+    bilm(np.array([[2, 5, 3]]))
+    with pytest.raises(ValueError, match=message):
+        bilm(np.asarray(ids))
+    bilm(np.array([[2.0, 5.0, 3.0]]))  # whole numbers in a float array are fine
+
+
+def test_char_ids_are_checked():
+    layer = CharCNN(embedding_dim=4, filters=[[1, 4], [2, 4]], n_highway=1, projection_dim=6)
+    with pytest.raises(ValueError, match=r"expects character ids \(batch, time, 50\)"):
+        layer(np.ones((1, 3), "int32"))
+    with pytest.raises(ValueError, match=r"received id 300, outside \[0, 262\)"):
+        layer(np.full((1, 3, 50), 300, "int32"))
+
+
 # --- standard layer checks (config, symbolic/eager, .keras, fit) -------------------------------------------
 
 def test_layer_checks_highway(tmp_path):

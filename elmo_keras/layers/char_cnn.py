@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.highway import Highway
+from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 from keras import ops
 
@@ -80,6 +81,10 @@ class CharCNN(keras.layers.Layer):
         self.projection.build((None, self.num_filters))
 
     def call(self, inputs):
+        check_ids(
+            inputs, 3, self.n_characters, f"CharCNN {self.name!r}",
+            f"character ids (batch, time, {self.max_characters_per_token}) from batch_to_ids",
+        )
         inputs = ops.cast(inputs, "int32")
         shape = ops.shape(inputs)
         chars = ops.reshape(inputs, (-1, self.max_characters_per_token))  # (B*T, C)

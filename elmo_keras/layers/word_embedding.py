@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from elmo_keras._quiet import keras
+from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.text.vocabulary import PAD_ID
 from keras import ops
 
@@ -49,6 +50,7 @@ class WordEmbedding(keras.layers.Layer):
             self.projection.build(tuple(input_shape) + (self.embedding_dim,))
 
     def call(self, inputs):
+        check_ids(inputs, 2, self.vocab_size, f"WordEmbedding {self.name!r}", "word ids (batch, time)")
         x = self.embedding(ops.cast(inputs, "int32"))
         return self.projection(x) if self.projection is not None else x
 

@@ -1,0 +1,44 @@
+"""Checks of the id tensors that enter the token encoders, so bad input fails with a message, not a TF trace.
+
+Rank and empty axes are checked whenever the shape is known; the values (integers in ``[0, num_ids)``) only
+when they are at hand (eager calls): a traced graph cannot raise a Python error from a value. Without these
+checks a negative id silently selected a row counted from the end of the table and ``5.9`` became ``5``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from elmo_keras._backend import is_eager
+from keras import ops
+
+
+def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
+    """Raise ``ValueError`` unless ``inputs`` is a `rank`-D tensor of ids in ``[0, num_ids)`` with no empty axis.
+
+    Args:
+        inputs: the id tensor (``(batch, time)`` word ids or ``(batch, time, chars)`` character ids).
+        rank: the expected number of axes.
+        num_ids: the size of the embedding table.
+        layer: the layer's name, for the message.
+        what: ``"word ids (batch, time)"`` or the like, for the message.
+    """
+    shape = tuple(inputs.shape)
+    if len(shape) != rank:
+        raise ValueError(f"{layer} expects {what}, received a tensor of shape {shape}")
+    for axis, name in ((0, "batch"), (1, "time")):
+        if shape[axis] == 0:
+            raise ValueError(f"{layer} received an empty {name} axis (shape {shape}); give it at least one token")
+    if not is_eager(inputs):
+        return
+    values = ops.convert_to_numpy(inputs)
+    if not np.issubdtype(values.dtype, np.integer):
+        if not np.issubdtype(values.dtype, np.number) or np.any(values != np.round(values)):
+            raise ValueError(f"{layer} expects integer {what}, received {values.dtype} values that are not whole numbers")
+    low, high = values.min(), values.max()
+    if low < 0 or high >= num_ids:
+        bad = low if low < 0 else high
+        raise ValueError(
+            f"{layer} received id {bad:g}, outside [0, {num_ids}): ids must index its table of {num_ids} entries "
+            "(0 is padding); were the inputs encoded with this model's vocabulary?"
+        )
