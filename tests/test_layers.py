@@ -150,6 +150,16 @@ def test_word_ids_are_checked(ids, message):
     bilm(np.array([[2.0, 5.0, 3.0]]))  # whole numbers in a float array are fine
 
 
+def test_padding_inside_a_sentence_is_an_error():
+    """The backward direction reverses within the length, so padding must come after the real tokens."""
+    bilm = BiLM(WordEmbedding(20, 8), units=8, num_layers=1)
+    with pytest.raises(ValueError, match="row 1 has a real token at step 2 after padding"):
+        bilm(np.array([[2, 5, 3, 0], [2, 0, 5, 3]]))
+    stack = LSTMStack(4, num_layers=1, go_backwards=True)
+    with pytest.raises(ValueError, match="row 0 has a real token at step 1 after padding"):
+        stack(np.ones((1, 3, 2), "float32"), mask=np.array([[False, True, True]]))
+
+
 def test_char_ids_are_checked():
     layer = CharCNN(embedding_dim=4, filters=[[1, 4], [2, 4]], n_highway=1, projection_dim=6)
     with pytest.raises(ValueError, match=r"expects character ids \(batch, time, 50\)"):

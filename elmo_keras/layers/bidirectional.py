@@ -11,6 +11,7 @@ Stateless only (``BiLM`` uses the stacks themselves when ``stateful=True``).
 from __future__ import annotations
 
 from elmo_keras._quiet import keras
+from elmo_keras.layers.input_checks import check_left_aligned
 from elmo_keras.layers.lstm_sequence import lstm_sequence
 from elmo_keras.layers.projected_lstm_cell import lstm_step
 from elmo_keras.layers.sequence_ops import reverse_within_length
@@ -99,6 +100,7 @@ def run_bidirectional(forward, backward, inputs, mask, training=None):
         equal to ``forward(inputs, mask)`` and ``backward(inputs, mask)``.
     """
     mask = ops.cast(mask, "bool")
+    check_left_aligned(mask, f"BiLM ({forward.name!r}, {backward.name!r})")
     layer_input = ops.stack([inputs, reverse_within_length(inputs, mask)])  # (2, B, T, D)
     forward_outputs, backward_outputs = [], []
     for i, (forward_cell, backward_cell) in enumerate(zip(forward.cells, backward.cells)):

@@ -1,4 +1,5 @@
-"""Checks of the id tensors that enter the token encoders, so bad input fails with a message, not a TF trace.
+"""Checks of the id tensors that enter the token encoders (and of the masks the LSTMs get), so bad input fails
+with a message, not a TF trace or a silently wrong result.
 
 Rank and empty axes are checked whenever the shape is known; the values (integers in ``[0, num_ids)``) only
 when they are at hand (eager calls): a traced graph cannot raise a Python error from a value. Without these
@@ -41,4 +42,22 @@ def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
         raise ValueError(
             f"{layer} received id {bad:g}, outside [0, {num_ids}): ids must index its table of {num_ids} entries "
             "(0 is padding); were the inputs encoded with this model's vocabulary?"
+        )
+
+
+def check_left_aligned(mask, layer: str) -> None:
+    """Raise ``ValueError`` if a row of the `(batch, time)` mask has a real token after padding (eager only).
+
+    The backward LSTM reverses each sentence within its length, which assumes the real tokens come first: a
+    padding id inside a sentence (``[2, 0, 5, 3]``) would silently mix padding into the reversed sentence.
+    """
+    if mask is None or not is_eager(mask):
+        return
+    values = ops.convert_to_numpy(mask).astype(bool)
+    gaps = values[:, 1:] & ~values[:, :-1]  # a real token right after padding
+    if gaps.any():
+        row, step = np.argwhere(gaps)[0]
+        raise ValueError(
+            f"{layer}: row {row} has a real token at step {step + 1} after padding; padding (id 0 / all-zero "
+            "character rows) must come after a sentence's last token, so remove padding ids inside sentences"
         )

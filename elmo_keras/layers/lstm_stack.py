@@ -8,6 +8,7 @@ from elmo_keras._quiet import keras
 from elmo_keras._backend import scan_time
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
 from elmo_keras._backend import is_eager
+from elmo_keras.layers.input_checks import check_left_aligned
 from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengths
 from keras import ops
 
@@ -153,6 +154,7 @@ class LSTMStack(keras.layers.Layer):
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
         mask = ops.cast(mask, "bool")
+        check_left_aligned(mask, f"LSTMStack {self.name!r}")
         if self.go_backwards:
             inputs = reverse_within_length(inputs, mask)
         batch = ops.shape(inputs)[0]
