@@ -12,6 +12,7 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -73,8 +74,10 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_embed(args: argparse.Namespace) -> int:
-    from elmo_keras.pretrained.embedder import ElmoEmbedder
+    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_input_file, check_output_file
 
+    check_input_file(args.input)  # before loading the model
+    check_output_file(args.output)
     if args.model_dir is not None:
         embedder = ElmoEmbedder.from_model_dir(args.model_dir, stateful=args.stateful, execution=args.execution)
     else:
@@ -123,13 +126,22 @@ def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 
 def read_corpus_file(path: str) -> list[str]:
-    """Non-blank lines of a UTF-8 file; errors name the file (and the byte offset of bad UTF-8)."""
+    """Non-blank lines of a UTF-8 file (a leading byte-order mark is dropped).
+
+    Raises:
+        FileNotFoundError: no such file.
+        IsADirectoryError: ``path`` is a directory.
+        ValueError: not UTF-8 (the message gives the byte offset), or no non-blank line.
+    """
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"corpus {path} is a directory; pass a text file with one sentence per line")
     try:
-        raw = open(path, "rb").read()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"corpus file not found: {path}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {error.start}); re-save it as UTF-8") from None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -138,9 +150,31 @@ def read_corpus_file(path: str) -> list[str]:
     return lines
 
 
+def check_model_dir_output(path: str) -> None:
+    """Check, before training, that a model directory can be written at ``path`` (new or an existing directory).
+
+    Raises:
+        FileExistsError: ``path`` is an existing file.
+        NotADirectoryError: a parent of ``path`` is a file.
+        PermissionError: the directory that would hold it is not writable.
+    """
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise FileExistsError(f"output {path} is an existing file, but train writes a model directory there; "
+                              "choose another name or remove the file")
+    existing = os.path.normpath(path)
+    while existing and not os.path.exists(existing):  # the nearest ancestor that exists ("" → the current one)
+        existing = os.path.dirname(existing)
+    existing = existing or os.curdir
+    if not os.path.isdir(existing):
+        raise NotADirectoryError(f"cannot create model directory {path}: {existing} is a file, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write model directory {path}: no permission to write in {existing}")
+
+
 def run_train(args: argparse.Namespace) -> int:
     from elmo_keras.models.training import train_bilm
 
+    check_model_dir_output(args.output)  # before training, which takes a while
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def report(epoch: int, logs: dict) -> None:
@@ -182,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit status. User errors (missing or malformed files) print one line."""
+    """Run one command; returns the exit status. User errors (missing or malformed files, bad paths) print one
+    line, ``error: ...``, on stderr and return ``EXIT_ERROR``; bad arguments exit with status 2 (argparse)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     command = COMMANDS[args.command]
@@ -190,6 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.check(args.command_parser, args)
     try:
         return command.run(args)
-    except (FileNotFoundError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (OSError, ValueError) as error:  # the commands check paths up front; OSError is the last resort
+        message = str(error)
+        if isinstance(error, OSError) and error.strerror and error.filename:  # "[Errno 28] ..." from the system
+            message = f"{error.filename}: {error.strerror}"
+        print("error: " + " ".join(message.splitlines()), file=sys.stderr)
         return EXIT_ERROR

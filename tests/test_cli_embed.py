@@ -111,3 +111,24 @@ def test_python_dash_m_entry_point(monkeypatch, capsys):
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "usage: python -m elmo_keras embed" in out and "--average" in out and "--model-dir" in out
+
+
+def test_bad_paths_fail_before_loading_the_model(tmp_path, input_file, capsys):
+    """Checked before the model loads (the model files here do not even exist) and before anything is embedded."""
+    (tmp_path / "out_dir").mkdir()
+    model = ["--options", str(tmp_path / "no_options.json"), "--weights", str(tmp_path / "no_weights.hdf5"), "--quiet"]
+    missing = tmp_path / "nonexistent"
+    cases = [
+        ([str(input_file), str(missing / "o.hdf5")], f"error: output directory {missing} does not exist"),
+        ([str(tmp_path), str(tmp_path / "o.hdf5")], f"error: input {tmp_path} is a directory; pass a text file"),
+        ([str(input_file), str(tmp_path / "out_dir")],
+         f"error: output {tmp_path / 'out_dir'} is a directory; give the HDF5 file to write, e.g. "
+         f"{tmp_path / 'out_dir' / 'elmo.hdf5'}"),
+        ([str(input_file), str(input_file / "o.hdf5")],
+         f"error: cannot write {input_file / 'o.hdf5'}: {input_file} is a file"),
+    ]
+    for paths, message in cases:
+        assert main(["embed", *paths, *model]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(message) and err.count("\n") == 1 and ".partial" not in err
+    assert list((tmp_path / "out_dir").iterdir()) == []

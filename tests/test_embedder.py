@@ -13,6 +13,8 @@ from elmo_keras.pretrained.embedder import (
     SENTENCE_TO_INDEX,
     ElmoEmbedder,
     WordIdEncoder,
+    check_input_file,
+    check_output_file,
     read_sentence_file,
 )
 from elmo_keras.text.batching import encode_characters
@@ -140,6 +142,38 @@ def test_embed_file_errors(embedder, tmp_path):
         embedder.embed_file(tmp_path / "missing.txt", tmp_path / "out.hdf5")
     with pytest.raises(ValueError, match="output_format must be one of"):
         embedder.embed_file(blank, tmp_path / "out.hdf5", output_format="mean")
+
+
+@pytest.mark.fixtures
+def test_embed_file_checks_the_output_before_embedding(embedder, tmp_path):
+    texts = tmp_path / "in.txt"
+    texts.write_text("one line\n", encoding="utf-8")
+    calls = []
+    (tmp_path / "out_dir").mkdir()
+    with pytest.raises(IsADirectoryError, match="is a directory; give the HDF5 file to write"):
+        embedder.embed_file(texts, tmp_path / "out_dir", progress=lambda done, total: calls.append(done))
+    with pytest.raises(FileNotFoundError, match=f"output directory {re.escape(str(tmp_path / 'missing'))} does not"):
+        embedder.embed_file(texts, tmp_path / "missing" / "o.hdf5", progress=lambda done, total: calls.append(done))
+    assert calls == [] and list((tmp_path / "out_dir").iterdir()) == []
+    with pytest.raises(IsADirectoryError, match=f"input {re.escape(str(tmp_path))} is a directory"):
+        embedder.embed_file(tmp_path, tmp_path / "o.hdf5")
+
+
+def test_check_input_and_output_files(tmp_path):
+    text = tmp_path / "in.txt"
+    text.write_text("a\n", encoding="utf-8")
+    assert check_input_file(text) == str(text) and check_output_file(tmp_path / "o.hdf5") == str(tmp_path / "o.hdf5")
+    assert check_output_file(text) == str(text)  # an existing file is replaced
+    with pytest.raises(FileNotFoundError, match="input file not found"):
+        check_input_file(tmp_path / "missing.txt")
+    with pytest.raises(IsADirectoryError, match="is a directory; pass a text file with one sentence per line"):
+        read_sentence_file(tmp_path)
+    with pytest.raises(IsADirectoryError, match="is a directory; give the HDF5 file to write"):
+        check_output_file(tmp_path)
+    with pytest.raises(FileNotFoundError, match="output directory .* does not exist; create it"):
+        check_output_file(tmp_path / "missing" / "o.hdf5")
+    with pytest.raises(NotADirectoryError, match="is a file, not a directory"):
+        check_output_file(text / "o.hdf5")
 
 
 def test_read_sentence_file_drops_bom_and_line_endings(tmp_path):

@@ -17,7 +17,7 @@ from elmo_keras.models.seq2seq import (
     save_seq2seq,
     train_seq2seq,
 )
-from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 SOURCE = np.array([[5, 6, 7, 0, 0], [8, 9, 0, 0, 0]], dtype=np.int32)
 TARGET_IN = np.array([[BOS_ID, 10, 11, 12], [BOS_ID, 13, 0, 0]], dtype=np.int32)
@@ -54,6 +54,32 @@ def test_encode_pairs_teacher_forcing_layout():
     np.testing.assert_array_equal(inputs["source"], [[4, 5, 6], [6, 0, 0]])
     np.testing.assert_array_equal(inputs["target_in"], [[BOS_ID, 7, 6, 5], [BOS_ID, 5, 0, 0]])
     np.testing.assert_array_equal(target_out, [[7, 6, 5, EOS_ID], [5, EOS_ID, 0, 0]])
+
+
+def test_strings_are_tokenized_like_word_lists():
+    """A string source or target is split into words by ``tokenize`` everywhere: vocabulary, sources, targets."""
+    from elmo_keras.models.seq2seq import as_words
+    from elmo_keras.text import Vocabulary
+
+    assert as_words("Open the door.") == ["Open", "the", "door", "."] and as_words(("a", "b")) == ["a", "b"]
+    vocabulary = Vocabulary(["turn", "on", "it", "switch"])
+    as_lists = encode_pairs([(["turn", "on", "it"], ["switch", "it", "on"])], vocabulary)
+    as_strings = encode_pairs([("turn on it", "switch it on")], vocabulary)
+    for a, b in zip([as_lists[0]["source"], as_lists[0]["target_in"], as_lists[1]],
+                    [as_strings[0]["source"], as_strings[0]["target_in"], as_strings[1]]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(encode_sources(["turn  on it"], vocabulary), [[4, 5, 6]])
+
+    texts = [("turn on the lamp", "switch on the lamp"), ("Open the door.", "open the door !")]
+    words = [(["turn", "on", "the", "lamp"], ["switch", "on", "the", "lamp"]),
+             (["Open", "the", "door", "."], ["open", "the", "door", "!"])]
+    from_texts = train_seq2seq(texts, seed=0, epochs=1, units=8, embedding_dim=4)
+    from_words = train_seq2seq(words, seed=0, epochs=1, units=8, embedding_dim=4)
+    assert from_texts.vocabulary == from_words.vocabulary
+    assert {"turn", "lamp", "door", ".", "!"} <= set(from_texts.vocabulary.tokens)
+    assert from_texts.training_summary["history"] == from_words.training_summary["history"]
+    source = encode_sources(["turn on the lamp"], from_texts.vocabulary)
+    assert UNK_ID not in source[0]
 
 
 # -- the model ------------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ previous output.
 
 Below the model: ``Seq2SeqConfig``, ``encode_pairs``, ``train_seq2seq`` (deterministic for a seed),
 ``save_seq2seq`` / ``load_seq2seq`` (a model directory: ``model.keras``, ``vocabulary.json``,
-``training.json``, the same layout as the biLM's) and ``evaluate_seq2seq``.
+``training.json``, the same layout as the biLM's) and ``evaluate_seq2seq``. Sources and targets are word lists
+or strings; a string is split into words by ``elmo_keras.text.tokenize``, as everywhere in training.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import numpy as np
 
 from elmo_keras._quiet import keras
 from elmo_keras.models.persistence import read_model_dir, save_model_dir
+from elmo_keras.models.training import as_keras_callbacks, sentence_tokens
+from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
 from keras import ops
 
@@ -233,9 +236,14 @@ class Seq2SeqConfig:
         return cls(**data)
 
 
+def as_words(sentence) -> list[str]:
+    """A source or target as words: a string split by ``tokenize`` (as in training), a word list copied."""
+    return tokenize(sentence) if isinstance(sentence, str) else list(sentence)
+
+
 def encode_sources(sources, vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
-    """Word lists (or space-separated strings) → int32 ``(n, length or longest)``, right-padded with ``PAD_ID``."""
-    sources = [s.split() if isinstance(s, str) else list(s) for s in sources]
+    """Word lists (or strings, see ``as_words``) → int32 ``(n, length or longest)``, right-padded with ``PAD_ID``."""
+    sources = [as_words(s) for s in sources]
     width = max(len(s) for s in sources) if length is None else length
     ids = np.full((len(sources), width), PAD_ID, dtype=np.int32)
     for i, words in enumerate(sources):
@@ -246,9 +254,10 @@ def encode_sources(sources, vocabulary: Vocabulary, length: int | None = None) -
 def encode_pairs(pairs, vocabulary: Vocabulary) -> tuple[dict, np.ndarray]:
     """``[(source words, target words)]`` → ``({"source", "target_in"}, target_out)``, all int32 and padded.
 
-    ``target_in = <bos> y_1 … y_n``, ``target_out = y_1 … y_n <eos>`` (teacher forcing).
+    ``target_in = <bos> y_1 … y_n``, ``target_out = y_1 … y_n <eos>`` (teacher forcing). Strings are split
+    into words by ``as_words``.
     """
-    targets = [vocabulary.encode(target) for _, target in pairs]
+    targets = [vocabulary.encode(as_words(target)) for _, target in pairs]
     width = max(len(t) for t in targets) + 1
     target_in = np.full((len(pairs), width), PAD_ID, dtype=np.int32)
     target_out = np.full((len(pairs), width), PAD_ID, dtype=np.int32)
@@ -263,7 +272,8 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     """Train a ``Seq2Seq`` from scratch, deterministically for a given ``seed``.
 
     Args:
-        pairs: ``[(source words, target words)]``; default: the toy corpus's weighted training split.
+        pairs: ``[(source, target)]``, each a word list or a string (split into words by ``tokenize``, the
+            tokenizer of the rest of training); default: the toy corpus's weighted training split.
         config: a ``Seq2SeqConfig`` (or its dict); ``overrides`` replace single fields (``epochs=5``).
         seed: seeds Python, NumPy and the backend (weights and shuffling).
         vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``pairs``).
@@ -271,6 +281,11 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
 
     Returns:
         The model, with ``vocabulary``, ``config`` and ``training_summary`` (history, seconds).
+
+    Raises:
+        TypeError: an item of ``pairs`` is not a ``(source, target)`` pair, a side is not a string or a list of
+            str words, or ``callbacks`` is not a list (the message names the pair index).
+        ValueError: ``pairs`` is empty, a source or target has no words, or a bad config field.
     """
     from elmo_keras.data.seq2seq import seq2seq_pairs
 
@@ -279,17 +294,15 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     if pairs is None:
         pairs = seq2seq_pairs("train")
         vocabulary = vocabulary or Vocabulary.from_corpus([s + t for s, t in seq2seq_pairs("all")], lowercase=True)
-    if not pairs:
-        raise ValueError("pairs is empty")
-    vocabulary = vocabulary or Vocabulary.from_corpus([list(s) + list(t) for s, t in pairs], lowercase=True)
+    adapters = as_keras_callbacks(callbacks)
+    pairs = _checked_pairs(pairs)
+    vocabulary = vocabulary or Vocabulary.from_corpus([s + t for s, t in pairs], lowercase=True)
     inputs, target_out = encode_pairs(pairs, vocabulary)
 
     keras.utils.set_random_seed(int(seed))
     model = Seq2Seq(len(vocabulary), **config.model_kwargs())
     # No XLA here: compiling the recurrent training step takes ~13 s on CPU, longer than the whole training.
     model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
-    adapters = [c if isinstance(c, keras.callbacks.Callback) else keras.callbacks.LambdaCallback(
-        on_epoch_end=lambda epoch, logs, fn=c: fn(epoch + 1, dict(logs or {}))) for c in callbacks or []]
     started = time.perf_counter()
     history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
                         callbacks=adapters, verbose=verbose)
@@ -300,6 +313,22 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
         "history": {k: [float(v) for v in values] for k, values in history.history.items()},
     }
     return model
+
+
+def _checked_pairs(pairs) -> list[tuple[list[str], list[str]]]:
+    """``pairs`` as ``(source words, target words)`` lists; errors name the pair (see ``train_seq2seq``)."""
+    if isinstance(pairs, (str, bytes)):
+        raise TypeError("pairs must be a list of (source, target) pairs, received a single string")
+    checked = []
+    for index, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"pairs[{index}] must be a (source, target) pair, received {type(pair).__name__} "
+                            f"({pair!r:.60})")
+        checked.append(tuple(sentence_tokens(side, f"pairs[{index}] {role}")
+                             for side, role in zip(pair, ("source", "target"))))
+    if not checked:
+        raise ValueError("pairs is empty")
+    return checked
 
 
 def save_seq2seq(model: Seq2Seq, directory) -> pathlib.Path:

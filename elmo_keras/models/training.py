@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -23,16 +23,76 @@ ProgressCallback = Callable[[int, dict], None]
 
 
 def as_token_lists(corpus: Sequence[str | Sequence[str]], name: str = "corpus") -> list[list[str]]:
-    """Tokenize strings, keep token lists; empty sentences are an error naming their index."""
+    """Tokenize strings (``tokenize``), keep token lists.
+
+    Raises:
+        TypeError: ``corpus`` is a single str, or a sentence is neither a str nor a list of str tokens (the
+            message names the sentence index and the token).
+        ValueError: an empty sentence (named by its index), or no sentences at all.
+    """
     if isinstance(corpus, str):
         raise TypeError(f"{name} must be a list of sentences, received a single str; wrap it in a list")
-    sentences = [tokenize(s) if isinstance(s, str) else list(s) for s in corpus]
-    for index, sentence in enumerate(sentences):
-        if not sentence:
-            raise ValueError(f"{name} sentence {index} is empty")
+    sentences = [sentence_tokens(s, f"{name} sentence {index}") for index, s in enumerate(corpus)]
     if not sentences:
         raise ValueError(f"{name} has no sentences")
     return sentences
+
+
+def sentence_tokens(sentence: str | Sequence[str], what: str = "sentence") -> list[str]:
+    """One sentence as a non-empty list of str tokens: a str is split by ``tokenize``, a token list is copied.
+
+    ``what`` names the sentence in error messages (``"corpus sentence 3"``).
+
+    Raises:
+        TypeError: ``sentence`` is not a str or a sequence of str tokens.
+        ValueError: no tokens.
+    """
+    if isinstance(sentence, str):
+        tokens = tokenize(sentence)
+    elif isinstance(sentence, Sequence):
+        tokens = list(sentence)
+    else:
+        raise TypeError(
+            f"{what} must be a str or a list of str tokens, received {type(sentence).__name__} ({sentence!r:.60})"
+        )
+    for position, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise TypeError(
+                f"{what}: token {position} is {type(token).__name__} ({token!r:.40}), not str; tokens must be "
+                "strings: convert them first, e.g. [str(token) for token in sentence]"
+            )
+    if not tokens:
+        raise ValueError(f"{what} is empty")
+    return tokens
+
+
+def as_keras_callbacks(callbacks, name: str = "callbacks") -> list[keras.callbacks.Callback]:
+    """Keras callbacks as they are, plain functions ``fn(epoch, logs)`` wrapped (epochs counted from 1).
+
+    Raises:
+        TypeError: ``callbacks`` is a single callback or function instead of a list, or an item is neither a
+            Keras callback nor callable (named by its index).
+    """
+    if callbacks is None:
+        return []
+    single = isinstance(callbacks, (keras.callbacks.Callback, str)) or callable(callbacks)
+    if single or not isinstance(callbacks, Iterable):
+        raise TypeError(
+            f"{name} must be a list of Keras callbacks and/or functions fn(epoch, logs), received "
+            f"{type(callbacks).__name__} ({callbacks!r:.60}); wrap a single one in a list: {name}=[fn]"
+        )
+    adapted = []
+    for index, callback in enumerate(callbacks):
+        if isinstance(callback, keras.callbacks.Callback):
+            adapted.append(callback)
+        elif callable(callback):
+            adapted.append(_ProgressAdapter(callback))
+        else:
+            raise TypeError(
+                f"{name}[{index}] must be a Keras callback or a function fn(epoch, logs), received "
+                f"{type(callback).__name__} ({callback!r:.60})"
+            )
+    return adapted
 
 
 def encode_for_lm(sentences, vocabulary: Vocabulary, encoder: str, length: int | None = None):
@@ -217,10 +277,16 @@ def train_bilm(
     Returns:
         The trained model, with ``model.vocabulary``, ``model.config`` (the ``BiLMConfig``) and
         ``model.training_summary`` (history, perplexities, unigram baseline, seconds).
+
+    Raises:
+        TypeError: ``corpus`` or ``heldout`` is a single str or holds a sentence that is not a str or a list of
+            str tokens, or ``callbacks`` is not a list of callbacks/functions (checked before training starts).
+        ValueError: an empty sentence, an empty corpus, or a bad preset or override.
     """
     config = get_preset(preset)
     overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size)) if v is not None}
     config = config.replace(**overrides)
+    keras_callbacks = as_keras_callbacks(callbacks)
     if corpus is None:
         from elmo_keras.data import polysemy_sentences
 
@@ -246,7 +312,6 @@ def train_bilm(
     # Adam's slots made now, not during the first step: a step that creates variables is traced twice
     model.optimizer.build(model.trainable_variables)
     batches = ShuffledBatches(sentences, vocabulary, config.encoder, config.batch_size, seed=int(seed))
-    keras_callbacks = [c if isinstance(c, keras.callbacks.Callback) else _ProgressAdapter(c) for c in callbacks or []]
     started = time.perf_counter()
     history = model.fit(
         training_batches(batches, config.epochs), epochs=config.epochs, steps_per_epoch=len(batches), shuffle=False,

@@ -221,9 +221,13 @@ class ElmoEmbedder:
             The number of sentences written.
 
         Raises:
-            FileNotFoundError: ``input_file`` is missing.
+            FileNotFoundError: ``input_file`` is missing, or ``output_file``'s directory does not exist.
+            IsADirectoryError: ``input_file`` or ``output_file`` is a directory.
+            NotADirectoryError, PermissionError: ``output_file``'s directory is a file or is not writable.
             ValueError: a blank line (named by its 1-based line number), input that is not UTF-8 (named by
                 byte offset), or an unknown ``output_format``.
+
+            All of these are raised before anything is embedded.
         """
         import h5py
 
@@ -231,7 +235,7 @@ class ElmoEmbedder:
             raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, received {output_format!r}")
         _check_batch_size(batch_size)
         texts = read_sentence_file(input_file)
-        output_file = os.fspath(output_file)
+        output_file = check_output_file(output_file)
         partial = output_file + ".partial"
         total = len(texts)
         sentence_to_index: dict[str, str] = {}
@@ -272,12 +276,11 @@ def read_sentence_file(path: str | os.PathLike) -> list[str]:
 
     Raises:
         FileNotFoundError: no such file.
+        IsADirectoryError: ``path`` is a directory.
         ValueError: a byte sequence that is not UTF-8 (the message gives the byte offset and line number),
             or a blank line (1-based line number).
     """
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"input file not found: {path}")
+    path = check_input_file(path)
     texts, offset = [], 0
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -295,6 +298,45 @@ def read_sentence_file(path: str | os.PathLike) -> list[str]:
             texts.append(text)
             offset += len(raw)
     return texts
+
+
+def check_input_file(path: str | os.PathLike) -> str:
+    """``path`` as a str, checked to be an existing file (not a directory).
+
+    Raises:
+        FileNotFoundError: no such file.
+        IsADirectoryError: ``path`` is a directory.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"input {path} is a directory; pass a text file with one sentence per line")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"input file not found: {path}")
+    return path
+
+
+def check_output_file(path: str | os.PathLike) -> str:
+    """``path`` as a str, checked to be a file name that can be written (an existing file is replaced).
+
+    Raises:
+        IsADirectoryError: ``path`` is a directory.
+        FileNotFoundError: its directory does not exist.
+        NotADirectoryError: its directory is a file.
+        PermissionError: its directory is not writable.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(
+            f"output {path} is a directory; give the HDF5 file to write, e.g. {os.path.join(path, 'elmo.hdf5')}"
+        )
+    directory = os.path.dirname(path) or os.curdir
+    if not os.path.exists(directory):
+        raise FileNotFoundError(f"output directory {directory} does not exist; create it or choose another output")
+    if not os.path.isdir(directory):
+        raise NotADirectoryError(f"cannot write {path}: {directory} is a file, not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write {path}: no permission to write in {directory}")
+    return path
 
 
 def _check_batch_size(batch_size) -> None:
