@@ -14,7 +14,7 @@ import streamlit as st
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import builtin_corpus, describe
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
-from elmo_keras.explorer.training import BackgroundTraining
+from elmo_keras.explorer.training import BackgroundTraining, epoch_count
 
 PAGES = [
     st.Page("pages/context_similarity.py", title="Context similarity", icon=":material/grid_on:", default=True),
@@ -40,8 +40,8 @@ def first_launch(models_dir) -> None:
     job = first_launch_training(str(models_dir))
     st.title("ELMo explorer")
     st.info(f"First launch: training the `{DEFAULT_PRESET}` biLM on the built-in polysemy corpus "
-            f"({job.settings.epochs} epochs, 20–25 s on 2 CPU cores). It is saved as **{DEFAULT_MODEL_NAME}** in "
-            f"`{models_dir}`, so later launches start at once.")
+            f"({epoch_count(job.settings.epochs)}, 20–25 s on 2 CPU cores). It is saved as **{DEFAULT_MODEL_NAME}** "
+            f"in `{models_dir}`, so later launches start at once.")
     bar = st.progress(job.history.fraction, text=job.status())
     while not job.wait(0.5):  # watch without rerunning: a rerun per poll slowed the training thread down
         bar.progress(job.history.fraction, text=job.status())
@@ -71,7 +71,7 @@ def model_sidebar(infos) -> None:
         st.session_state[state.ACTIVE_MODEL] = name
         info = infos[names.index(name)]
         st.session_state[state.ACTIVE_REF] = info.ref
-        lines = [f"preset **{info.preset}** ({info.encoder}-level), {info.epochs or '?'} epochs"]
+        lines = [f"preset **{info.preset}** ({info.encoder}-level), {epoch_count(info.epochs)}"]
         if info.num_sentences is not None:
             lines.append(f"trained on {info.num_sentences:,} sentences, {info.num_tokens or 0:,} tokens "
                          f"(vocabulary {info.vocab_size or '?'})")

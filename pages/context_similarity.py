@@ -53,20 +53,23 @@ st.caption(f"Each cell compares two occurrences (rows and columns ordered by sen
 st.plotly_chart(charts.similarity_heatmaps(view), width="stretch", key="similarity_heatmaps")
 
 st.subheader("Within a sense vs across senses")
-st.caption("Left: mean similarity of two occurrences with the same sense vs different senses (every labelled "
-           "occurrence). Right: held-out occurrences classified by their nearest sense centroid (centroids from "
-           "the training split); a tie, as in a context-free layer, counts as wrong.")
-st.plotly_chart(charts.similarity_summary(view.summary), width="stretch", key="similarity_summary")
-st.dataframe(
-    view.summary, hide_index=True, width="stretch",
-    column_config={
-        "layer": st.column_config.NumberColumn("layer"),
-        "within_sense": st.column_config.NumberColumn("mean within sense", format="%.3f"),
-        "across_senses": st.column_config.NumberColumn("mean across senses", format="%.3f"),
-        "gap": st.column_config.NumberColumn("within − across", format="%+.3f"),
-        "heldout_accuracy": st.column_config.NumberColumn("held-out sense separation", format="percent"),
-    },
-)
+if view.summary_note:
+    st.info(view.summary_note)
+if view.has_summary:
+    st.caption("Left: mean similarity of two occurrences with the same sense vs different senses (every labelled "
+               "occurrence). Right: held-out occurrences classified by their nearest sense centroid (centroids from "
+               "the training split); a tie, as in a context-free layer, counts as wrong.")
+    st.plotly_chart(charts.similarity_summary(view.summary), width="stretch", key="similarity_summary")
+    st.dataframe(
+        view.computed_summary, hide_index=True, width="stretch",
+        column_config={
+            "layer": st.column_config.NumberColumn("layer"),
+            "within_sense": st.column_config.NumberColumn("mean within sense", format="%.3f"),
+            "across_senses": st.column_config.NumberColumn("mean across senses", format="%.3f"),
+            "gap": st.column_config.NumberColumn("within − across", format="%+.3f"),
+            "heldout_accuracy": st.column_config.NumberColumn("held-out sense separation", format="percent"),
+        },
+    )
 
 for finding in view.findings:
     st.markdown(f"- {finding}")

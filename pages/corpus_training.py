@@ -14,7 +14,7 @@ from elmo_keras.explorer.corpus import (
     labelled_words,
 )
 from elmo_keras.explorer.model_store import find_model, models_directory, training_history
-from elmo_keras.explorer.training import LiveHistory, TrainingSettings, history_frame, train_and_save
+from elmo_keras.explorer.training import LiveHistory, TrainingSettings, epoch_status, history_frame, train_and_save
 from elmo_keras.explorer.uploads import MAX_UPLOAD_BYTES, parse_corpus_upload
 from elmo_keras.models.presets import PRESETS
 from page_common import require_frame
@@ -79,15 +79,19 @@ with edit:
 
 with upload:
     st.caption(f"A UTF-8 text file with one sentence per line, or a TSV whose header names `sentence` and any of "
-               f"`word`, `sense`, `split`, `pos`. At most {MAX_UPLOAD_BYTES // 2**20} MB.")
+               "`word`, `sense`, `split`, `pos` (`word` and `sense` together label a sentence). "
+               f"At most {MAX_UPLOAD_BYTES // 2**20} MB.")
     uploaded = st.file_uploader("Corpus file", type=["txt", "tsv"], key=UPLOAD_KEY)
     if uploaded is not None:
         try:
-            frame = parse_corpus_upload(uploaded.name, uploaded.getvalue())
+            parsed = parse_corpus_upload(uploaded.name, uploaded.getvalue())
         except ValueError as error:
             st.error(f"Upload refused: {error} The working corpus and the model are unchanged.")
         else:
+            frame = parsed.frame
             st.success(f"{uploaded.name}: {describe(frame)}.")
+            for warning in parsed.warnings:
+                st.warning(warning)
             st.dataframe(frame[["word", "sense", "sentence", "split"]].head(20), hide_index=True, width="stretch")
             if st.button(f"Use {uploaded.name} as the working corpus", type="primary"):
                 replace_corpus(frame, f"uploaded {uploaded.name}")
@@ -111,7 +115,7 @@ if st.button("Train and save", type="primary"):
     chart = st.empty()
 
     def show(epoch, logs):
-        bar.progress(history.fraction, text=f"Epoch {epoch}/{settings.epochs}: loss {logs.get('loss', 0):.3f}")
+        bar.progress(history.fraction, text=epoch_status(epoch, settings.epochs, logs))
         chart.plotly_chart(charts.training_curves(history.frame(), settings.epochs), width="stretch",
                            key=f"live_curves_{epoch}")
 

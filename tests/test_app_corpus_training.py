@@ -46,6 +46,21 @@ def test_a_good_upload_becomes_the_working_corpus_on_request(app_env):
     assert at.session_state[state.CORPUS_SOURCE] == "uploaded mine.txt" and len(at.session_state[state.CORPUS]) == 3
 
 
+def test_an_upload_whose_labels_were_dropped_says_so(app_env):
+    at = open_app(PAGE)
+    text = b"sense\tsentence\nriver\tWe walked along the river bank .\nmoney\tThe bank closed early .\n"
+    at.file_uploader(key="corpus_upload").set_value(("half.tsv", text, "text/plain")).run()
+    assert_no_exception(at)
+    assert at.success[0].value.startswith("half.tsv: 2 sentences") and "0 sense-labelled" in at.success[0].value
+    assert [w.value for w in at.warning] == [
+        "half.tsv has a `sense` column but no `word` column, so its labels were dropped and every sentence is "
+        "unlabelled: a sense label needs both the word and its sense."]
+    one_column = b"sentence\nWe walked along the river bank .\n"
+    at.file_uploader(key="corpus_upload").set_value(("one.tsv", one_column, "text/plain")).run()
+    assert at.success[0].value.startswith("one.tsv: 1 sentence") and not at.warning
+    assert list(at.dataframe[-1].value["sentence"]) == ["We walked along the river bank ."]
+
+
 def test_an_invalid_model_name_is_refused_before_training(app_env):
     at = open_app(PAGE)
     at.text_input(key="train_name").set_value("my model!").run()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import json
+import shutil
 import time
 
 from elmo_keras.explorer import state
@@ -47,6 +49,19 @@ def test_the_sidebar_shows_the_active_model_and_the_similarity_page_opens(app_en
     assert "train perplexity: forward" in info and "held-out perplexity: forward" in info
     assert at.title[0].value == "Context similarity"
     assert at.session_state[state.ACTIVE_REF].name == TINY_NAME
+
+
+def test_the_sidebar_says_1_epoch_not_1_epochs(tiny_models_dir, tmp_path, monkeypatch):
+    models = tmp_path / "models"
+    shutil.copytree(tiny_models_dir / TINY_NAME, models / TINY_NAME)
+    summary_path = models / TINY_NAME / "training.json"
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary["config"]["epochs"] = 1
+    summary_path.write_text(json.dumps(summary), encoding="utf-8")
+    monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(models))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    info = "\n".join(m.value for m in open_app().sidebar.markdown)
+    assert "preset **tiny** (word-level), 1 epoch\n" in info and "1 epochs" not in info
 
 
 def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_dir, tmp_path, monkeypatch):

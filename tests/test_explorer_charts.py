@@ -52,17 +52,43 @@ def test_pca_scatter_titles_carry_explained_variance():
     titles = [a.text for a in fig.layout.annotations]
     assert titles == ["layer 0: one point (no variance)", "layer 1: PC1 70%, PC2 20%"]
     assert len(fig.data) == 4 and [t.showlegend for t in fig.data] == [True, True, False, False]
-    assert charts.pca_scatter(view, three_d=True).data[0].type == "scatter3d"
+    three_d = charts.pca_scatter(view, three_d=True)
+    assert three_d.data[0].type == "scatter3d"
+    for scene in (three_d.layout.scene, three_d.layout.scene2):
+        assert (scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text) == ("PC1", "PC2", "PC3")
 
 
 def test_training_curves_and_layer_weight_charts():
     history = history_frame([{"epoch": 1, "forward_perplexity": 50.0, "backward_perplexity": 60.0}])
     fig = charts.training_curves(history, total_epochs=10)
     assert len(fig.data) == 4 and fig.layout.xaxis.range == (0.5, 10.5) and fig.layout.yaxis2.type == "log"
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tick0 == 1  # no "epoch 1.5"
     weights = charts.mix_weights([0.2, 0.3, 0.5], 1.5, "POS", reference=[0.1, 0.1, 0.8])
     assert "γ = 1.50" in weights.layout.title.text and len(weights.data) == 2
     accuracy = charts.task_accuracies([0.5, 0.6, 0.7], 0.75, 0.3, "POS", current=0.4)
     assert list(accuracy.data[0].x) == ["probe layer 0", "probe layer 1", "probe layer 2", "learned mix", "slider mix"]
+
+
+@pytest.mark.parametrize("perplexities", [
+    [23.0, 23.2, 23.05, 23.1],  # one or two epochs: no 1-2-5 tick falls in the range
+    [23.0, 23.0],
+    [55.0, 95.0],
+    [1.01, 1.02],
+    [30000.0, 3000.0],
+    [900.0, 40.0, 12.0],
+])
+def test_the_perplexity_axis_always_shows_at_least_two_ticks(perplexities):
+    logs = [{"epoch": i + 1, "forward_perplexity": p, "backward_perplexity": p} for i, p in enumerate(perplexities)]
+    axis = charts.training_curves(history_frame(logs)).layout.yaxis2
+    low, high = 10 ** axis.range[0], 10 ** axis.range[1]
+    assert low <= min(perplexities) and max(perplexities) <= high
+    assert len(axis.tickvals) >= 2 and all(low <= t <= high for t in axis.tickvals)
+    assert len(axis.ticktext) == len(axis.tickvals) and len(set(axis.ticktext)) == len(axis.ticktext)
+
+
+def test_the_perplexity_axis_keeps_the_1_2_5_ticks_over_a_wide_range():
+    assert charts.log_axis_ticks([900.0, 40.0])[1] == [50, 100, 200, 500, 1000]  # the padding reaches 1000
+    assert charts.log_axis_ticks([]) == (None, charts.LOG_TICKS)
 
 
 def test_beam_tree_draws_every_status_and_escapes_tokens():

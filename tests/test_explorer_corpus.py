@@ -90,6 +90,7 @@ def test_split_sentences_and_descriptions():
     train, heldout = split_sentences(corpus)
     assert len(train) + len(heldout) == len(corpus) and heldout
     assert describe(corpus).startswith(f"{len(corpus)} sentences ({len(train)} train / {len(heldout)} held-out)")
+    assert describe(corpus.iloc[:1]).startswith("1 sentence (")
     with pytest.raises(ValueError, match="no training sentences"):
         split_sentences(corpus[corpus["split"] == "heldout"])
 

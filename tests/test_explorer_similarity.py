@@ -9,7 +9,7 @@ from elmo_keras.analysis.similarity import cosine_similarity_matrices
 from elmo_keras.explorer.corpus import builtin_corpus
 from elmo_keras.explorer.occurrences import ordered_occurrences, snippet, split_typed, subsample_per_sense
 from elmo_keras.explorer.projection import pca_view
-from elmo_keras.explorer.similarity import context_similarity
+from elmo_keras.explorer.similarity import context_similarity, one_vector_layers
 
 TYPED = "We fished from the muddy bank all day.\nThis line lacks the word."
 
@@ -84,6 +84,50 @@ def test_pca_view_has_a_point_per_occurrence_and_layer(tiny_model, corpus):
     assert "PC3" in three.variance.columns and (three.points["z"] != 0).any()
     with pytest.raises(ValueError, match="n_components must be 2 or 3"):
         pca_view(tiny_model, corpus, "play", n_components=4)
+
+
+def test_one_vector_layers_compares_the_vectors_not_a_noisy_statistic():
+    rng = np.random.default_rng(0)
+    vector = rng.normal(0, 2.0, 512).astype(np.float32)
+    same = np.repeat(vector[None], 523, axis=0)  # a frequent word's context-free layer: bit-identical vectors
+    assert float(np.var(same, axis=0).sum()) > 1e-9  # float32 rounding: the old variance test missed this layer
+    moved = same + rng.normal(0, 0.01, same.shape).astype(np.float32)  # context moves the vectors
+    scaled = same * np.linspace(0.5, 2.0, 523, dtype=np.float32)[:, None]  # parallel (cosine 1), not the same
+    assert one_vector_layers(np.stack([same, moved, scaled])) == [0]
+    assert one_vector_layers(np.stack([same * (1 + 1e-7 * (np.arange(523) % 2))[:, None].astype(np.float32)])) == [0]
+    assert one_vector_layers(same[None, :1]) == []  # one occurrence: nothing to compare
+
+
+def test_a_frequent_words_context_free_layer_is_one_point(tiny_model, corpus):
+    view = pca_view(tiny_model, corpus, "the")
+    assert view.collapsed_layers == [0] and view.variance.loc[0, "total"] == 0.0
+    assert (view.points.loc[view.points["layer"] == 0, ["x", "y"]].to_numpy() == 0).all()
+    assert context_similarity(tiny_model, corpus, "the").constant_layers == [0]
+
+
+def test_a_word_without_sense_labels_says_why_there_is_no_summary(tiny_model, corpus):
+    view = context_similarity(tiny_model, corpus, "the", per_sense=4)
+    assert view.labelled == 0 and not view.has_summary and list(view.computed_summary.columns) == ["layer"]
+    assert view.summary_note.startswith("No occurrence of 'the' has a sense label")
+    assert "pick a word the corpus labels (bank, play, right)" in view.summary_note
+    assert view.matrices.shape == (3, 4, 4)  # the matrices stay
+    unlabelled = corpus.assign(word="", sense="")  # e.g. an uploaded plain-text corpus
+    assert "this corpus labels no word at all" in context_similarity(tiny_model, unlabelled, "bank").summary_note
+    labelled = context_similarity(tiny_model, corpus, "bank")
+    assert labelled.summary_note is None and labelled.has_summary
+    assert list(labelled.computed_summary.columns) == list(labelled.summary.columns)
+
+
+def test_a_word_with_one_sense_or_no_heldout_labels_says_what_is_missing(tiny_model, corpus):
+    one_sense = corpus[(corpus["word"] != "bank") | (corpus["sense"] == "money")]
+    view = context_similarity(tiny_model, one_sense, "bank")
+    assert view.summary_note.startswith(f"All {view.labelled} sense-labelled occurrences of 'bank' have the sense "
+                                        "'money'") and view.has_summary
+    assert list(view.computed_summary.columns) == ["layer", "within_sense"]
+    train_only = corpus[corpus["split"] == "train"]
+    view = context_similarity(tiny_model, train_only, "bank")
+    assert view.summary_note.startswith("Held-out sense separation cannot be computed for 'bank'")
+    assert "heldout_accuracy" not in view.computed_summary.columns and "gap" in view.computed_summary.columns
 
 
 def test_pca_needs_two_occurrences(tiny_model, corpus):

@@ -8,7 +8,14 @@ import pytest
 
 from elmo_keras.explorer import training
 from elmo_keras.explorer.corpus import builtin_corpus
-from elmo_keras.explorer.training import LiveHistory, TrainingSettings, history_frame, train_and_save
+from elmo_keras.explorer.training import (
+    LiveHistory,
+    TrainingSettings,
+    epoch_count,
+    epoch_status,
+    history_frame,
+    train_and_save,
+)
 
 
 def test_settings_follow_the_preset_and_are_checked():
@@ -38,6 +45,19 @@ def test_history_frame_from_a_keras_history_dict():
     assert list(frame["direction"]) == ["forward", "backward"] * 2
     assert frame["perplexity"].tolist() == [10.0, 12.0, 5.0, 6.0]
     assert history_frame({}).empty and history_frame([]).empty
+
+
+def test_the_progress_line_shows_each_directions_perplexity_not_the_summed_loss():
+    logs = {"loss": 9.282, "forward_perplexity": 110.2, "backward_perplexity": 99.5}
+    status = epoch_status(2, 3, logs)
+    assert status == "Epoch 2/3: forward perplexity 110.2, backward 99.5" and "9.28" not in status
+    # the same numbers the perplexity curve draws for that epoch
+    frame = history_frame([{"epoch": 2, **logs}])
+    assert frame["perplexity"].tolist() == [110.2, 99.5]
+
+
+def test_epoch_count_is_singular_for_one():
+    assert [epoch_count(n) for n in (1, 2, 30, None)] == ["1 epoch", "2 epochs", "30 epochs", "? epochs"]
 
 
 def test_a_bad_name_fails_before_any_training(tmp_path, monkeypatch):

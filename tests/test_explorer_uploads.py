@@ -8,14 +8,16 @@ from elmo_keras.explorer.uploads import MAX_SENTENCES, MAX_UPLOAD_BYTES, parse_c
 
 
 def test_plain_text_one_sentence_per_line():
-    frame = parse_corpus_upload("c.txt", "I went to the bank.\n\n  We play chess .  \nNothing here\n".encode())
+    upload = parse_corpus_upload("c.txt", "I went to the bank.\n\n  We play chess .  \nNothing here\n".encode())
+    frame = upload.frame
+    assert upload.warnings == []
     assert list(frame["sentence"]) == ["I went to the bank.", "We play chess .", "Nothing here"]
     assert set(frame["split"]) == {"train"} and set(frame["word"]) == {""}  # unlabelled
     assert list(frame["tokens"][0]) == ["I", "went", "to", "the", "bank", "."]
 
 
 def test_a_byte_order_mark_and_windows_line_ends_are_fine():
-    frame = parse_corpus_upload("c.txt", "\ufeffThe bank is open.\r\nTurn right here.\r\n".encode())
+    frame = parse_corpus_upload("c.txt", "\ufeffThe bank is open.\r\nTurn right here.\r\n".encode()).frame
     assert list(frame["sentence"]) == ["The bank is open.", "Turn right here."]
 
 
@@ -23,10 +25,41 @@ def test_tsv_with_the_corpus_columns():
     data = ("word\tsense\tsentence\tsplit\tpos\n"
             "bank\triver\tWe sat on the bank .\theldout\tPRON VERB ADP DET NOUN PUNCT\n"
             "\t\tA filler line .\ttrain\t\n").encode()
-    frame = parse_corpus_upload("c.tsv", data)
+    upload = parse_corpus_upload("c.tsv", data)
+    frame = upload.frame
+    assert upload.warnings == []
     assert list(frame["word"]) == ["bank", ""] and list(frame["sense"]) == ["river", ""]
     assert list(frame["target_index"]) == [4, -1] and list(frame["split"]) == ["heldout", "train"]
     assert list(frame["pos"][0]) == ["PRON", "VERB", "ADP", "DET", "NOUN", "PUNCT"] and list(frame["pos"][1]) == []
+
+
+@pytest.mark.parametrize("header", ["sentence", "Sentence ", "sentence\t"])
+def test_a_one_column_tsv_does_not_keep_its_header_as_a_sentence(header):
+    upload = parse_corpus_upload("c.tsv", f"{header}\nThe bank is open .\nTurn right here .\n".encode())
+    assert list(upload.frame["sentence"]) == ["The bank is open .", "Turn right here ."] and upload.warnings == []
+
+
+@pytest.mark.parametrize(("columns", "row", "present", "missing"), [
+    ("sense\tsentence", "money\tThe bank is open .", "sense", "word"),
+    ("word\tsentence", "bank\tThe bank is open .", "word", "sense"),
+])
+def test_a_tsv_with_half_a_label_says_the_labels_were_dropped(columns, row, present, missing):
+    upload = parse_corpus_upload("c.tsv", f"{columns}\n{row}\n".encode())
+    assert set(upload.frame["word"]) == {""} and set(upload.frame["sense"]) == {""}
+    assert upload.warnings == [f"c.tsv has a `{present}` column but no `{missing}` column, so its labels were "
+                               "dropped and every sentence is unlabelled: a sense label needs both the word and its "
+                               "sense."]
+
+
+def test_rows_with_half_a_label_are_named():
+    rows = "".join(f"bank\t\tThe bank {i} .\n" for i in range(6)) + "bank\tmoney\tThe bank .\n\tmoney\tA bank .\n"
+    upload = parse_corpus_upload("c.tsv", f"word\tsense\tsentence\n{rows}".encode())
+    assert list(upload.frame["word"]) == [""] * 6 + ["bank", ""]
+    assert upload.warnings == ["c.tsv: 7 data rows (1, 2, 3, 4, 5, …) give a word without a sense or a sense without "
+                               "a word; such rows count as unlabelled."]
+    one = parse_corpus_upload("c.tsv", b"word\tsense\tsentence\nbank\t\tThe bank .\n")
+    assert one.warnings == ["c.tsv: data row 1 gives a word without a sense or a sense without a word; such rows count "
+                            "as unlabelled."]
 
 
 @pytest.mark.parametrize(("data", "message"), [

@@ -18,8 +18,13 @@ SENSE_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2
 SPECIAL_SENSE_COLOURS = {"unlabelled": "#9e9e9e", "typed": "#000000"}
 HEATMAP_ROW_PX = 17
 HEATMAP_MAX_ZMIN = 0.8
-LOG_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
+LOG_TICKS = [m * 10**k for k in range(6) for m in (1, 2, 5)]  # 1, 2, 5, 10, 20, …, 500000
+LOG_AXIS_PAD = 0.08  # share of the data's span (in decades) added on each side of a log axis
+LOG_AXIS_MIN_PAD = 0.01  # decades (about 2%): a flat curve still gets a range to put ticks in
 FONT_SIZE = 11
+# 3-D PCA: a camera a little further out than Plotly's default, aimed right of the centre, so that each narrow
+# scene keeps its PC3 title (drawn left of the box) inside its own canvas
+PCA_3D_CAMERA = {"eye": {"x": 1.8, "y": 1.8, "z": 1.0}, "center": {"x": 0.16, "y": -0.16, "z": -0.05}}
 
 
 def sense_colours(senses) -> dict:
@@ -28,6 +33,36 @@ def sense_colours(senses) -> dict:
     for sense in dict.fromkeys(senses):
         colours[sense] = SPECIAL_SENSE_COLOURS.get(sense) or next(palette)
     return colours
+
+
+def _round_step(span: float) -> float:
+    """The largest 1, 2 or 5 × 10^k not above ``span`` (> 0)."""
+    power = 10.0 ** np.floor(np.log10(span))
+    return max(m * power for m in (1, 2, 5) if m * power <= span * (1 + 1e-9))
+
+
+def log_axis_ticks(values) -> tuple[list[float] | None, list[float]]:
+    """``(range in decades, tick values)`` for a log axis over ``values``, with at least two ticks inside the range.
+
+    The 1-2-5 ticks (``LOG_TICKS``) when two or more fall inside the padded data range; otherwise (a narrow range,
+    such as perplexities from 23.0 to 23.2 after one or two epochs) round values evenly spaced across it.
+    ``(None, LOG_TICKS)`` without a positive finite value.
+    """
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if not len(values):
+        return None, list(LOG_TICKS)
+    low, high = float(np.log10(values.min())), float(np.log10(values.max()))
+    pad = max(LOG_AXIS_PAD * (high - low), LOG_AXIS_MIN_PAD)
+    low, high = low - pad, high + pad
+    bottom, top = 10.0**low, 10.0**high
+    ticks = [t for t in LOG_TICKS if bottom <= t <= top]
+    if len(ticks) < 2:
+        step = _round_step((top - bottom) / 3)  # the range spans at least three steps: three ticks or more
+        decimals = max(0, int(-np.floor(np.log10(step))))
+        ticks = [round(float(t), decimals) for t in np.arange(np.ceil(bottom / step) * step, top, step)]
+        ticks = [t for t in ticks if bottom <= t <= top]
+    return [low, high], ticks
 
 
 def training_curves(history: pd.DataFrame, total_epochs: int | None = None) -> go.Figure:
@@ -41,8 +76,11 @@ def training_curves(history: pd.DataFrame, total_epochs: int | None = None) -> g
                                line={"color": colour}, legendgroup=direction, showlegend=col == 1)
             fig.add_trace(trace, row=1, col=col)
     upper = total_epochs or (int(history["epoch"].max()) if len(history) else 1)
-    fig.update_xaxes(title_text="epoch", range=[0.5, upper + 0.5])
-    fig.update_yaxes(type="log", tickvals=LOG_TICKS, row=1, col=2)
+    # whole epochs only: with few epochs Plotly's own ticks fall on 0.5, 1.5, …
+    fig.update_xaxes(title_text="epoch", range=[0.5, upper + 0.5], tick0=1, dtick=1 if upper <= 10 else None)
+    perplexity_range, ticks = log_axis_ticks(history["perplexity"])
+    fig.update_yaxes(type="log", range=perplexity_range, tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+                     row=1, col=2)
     fig.update_layout(height=320, margin={"l": 50, "r": 20, "t": 40, "b": 40}, legend={"orientation": "h", "y": -0.25})
     return fig
 
@@ -126,7 +164,9 @@ def pca_scatter(view, three_d: bool = False) -> go.Figure:
                               row=1, col=layer + 1)
             else:
                 fig.add_trace(go.Scatter(x=group["x"], y=group["y"], mode="markers", **common), row=1, col=layer + 1)
-    if not three_d:
+    if three_d:
+        fig.update_scenes(xaxis_title_text="PC1", yaxis_title_text="PC2", zaxis_title_text="PC3", camera=PCA_3D_CAMERA)
+    else:
         fig.update_xaxes(title_text="PC1", zeroline=False)
         fig.update_yaxes(title_text="PC2", zeroline=False)
     fig.update_layout(height=460 if three_d else 400, margin={"l": 40, "r": 20, "t": 50, "b": 40},

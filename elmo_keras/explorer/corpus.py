@@ -153,4 +153,5 @@ def describe(frame: pd.DataFrame) -> str:
     """``"443 sentences (389 train / 54 held-out), 216 labelled"``."""
     n_train = int((frame["split"] == "train").sum())
     labelled = int((frame["word"] != "").sum())
-    return f"{len(frame)} sentences ({n_train} train / {len(frame) - n_train} held-out), {labelled} sense-labelled"
+    sentences = f"{len(frame)} sentence" + ("" if len(frame) == 1 else "s")
+    return f"{sentences} ({n_train} train / {len(frame) - n_train} held-out), {labelled} sense-labelled"

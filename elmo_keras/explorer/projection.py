@@ -9,8 +9,7 @@ import pandas as pd
 
 from elmo_keras.analysis.similarity import pca_per_layer
 from elmo_keras.explorer.occurrences import ordered_occurrences
-
-VARIANCE_TOLERANCE = 1e-9  # a layer with less total variance than this is one point
+from elmo_keras.explorer.similarity import one_vector_layers
 
 
 @dataclass(frozen=True)
@@ -56,12 +55,12 @@ def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_com
                          "(type more sentences).")
     projections = pca_per_layer(occurrences.embeddings, n_components=n_components, seed=seed)
     sentences = [" ".join(s) for s in occurrences.sentences]
-    frames, variance_rows, collapsed = [], [], []
+    collapsed = one_vector_layers(occurrences.embeddings)
+    frames, variance_rows = [], []
     for projection in projections:
-        layer_vectors = occurrences.embeddings[projection.layer]
-        if float(np.var(layer_vectors, axis=0).sum()) < VARIANCE_TOLERANCE:
-            collapsed.append(projection.layer)
-        coords = projection.coordinates
+        coords, ratios = projection.coordinates, projection.explained_variance_ratio
+        if projection.layer in collapsed:  # one point: no rounding noise spread out as if it were variance
+            coords, ratios = np.zeros_like(coords), np.zeros_like(ratios)
         frames.append(pd.DataFrame({
             "layer": projection.layer,
             "x": coords[:, 0],
@@ -71,7 +70,6 @@ def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_com
             "split": occurrences.splits,
             "sentence": sentences,
         }))
-        ratios = projection.explained_variance_ratio
         variance_rows.append({"layer": projection.layer, **{f"PC{i + 1}": float(r) for i, r in enumerate(ratios)},
                               "total": float(np.sum(ratios))})
     return ProjectionView(

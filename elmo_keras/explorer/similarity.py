@@ -3,7 +3,8 @@
 ``context_similarity`` is the similarity page's one service call. Matrices cover a display subset (at most
 ``per_sense`` occurrences of each sense, typed sentences always included); the summary table uses every
 labelled occurrence: mean similarity within a sense vs across senses, and held-out sense-separation
-accuracy (nearest sense centroid, centroids from training occurrences).
+accuracy (nearest sense centroid, centroids from training occurrences). Where a measure cannot be computed (a
+word without sense labels, with one sense, or with no labelled held-out occurrence), ``summary_note`` says why.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import pandas as pd
 
 from elmo_keras.analysis.senses import TYPED, UNLABELLED, sense_separation
 from elmo_keras.analysis.similarity import cosine_similarity_matrices, within_across_similarity
+from elmo_keras.explorer.corpus import labelled_words
 from elmo_keras.explorer.occurrences import ordered_occurrences, subsample_per_sense
 
 DEFAULT_PER_SENSE = 12
-CONSTANT_TOLERANCE = 1e-5  # a layer whose similarities are all within this of 1 gives one vector per word
+ONE_VECTOR_TOLERANCE = 1e-6  # vectors differing by less than this × the layer's largest entry are one vector
+SUMMARY_MEASURES = ["within_sense", "across_senses", "gap", "heldout_accuracy"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class SimilarityView:
         constant_layers: layers where every occurrence has the same vector (similarity 1 everywhere).
         rejected_typed: typed lines that do not contain the word.
         findings: sentences stating what the numbers show (computed, not written in advance).
+        summary_note: why (part of) the summary cannot be computed, e.g. the word has no sense labels; else None.
     """
 
     word: str
@@ -50,10 +54,39 @@ class SimilarityView:
     constant_layers: list
     rejected_typed: list
     findings: list
+    summary_note: str | None = None
 
     @property
     def num_layers(self) -> int:
         return int(self.matrices.shape[0])
+
+    @property
+    def has_summary(self) -> bool:
+        """Whether any summary number could be computed (False for a word without sense labels)."""
+        return bool(np.isfinite(self.summary[SUMMARY_MEASURES].to_numpy(dtype=float)).any())
+
+    @property
+    def computed_summary(self) -> pd.DataFrame:
+        """The summary without the columns that have no value in any layer (shown as a table)."""
+        return self.summary.dropna(axis="columns", how="all")
+
+
+def one_vector_layers(embeddings: np.ndarray) -> list[int]:
+    """Layers of `(L, n, dim)` embeddings in which all ``n >= 2`` occurrences have the same vector.
+
+    The vectors themselves are compared (in float64, relative to the layer's largest entry): a variance or a
+    cosine similarity accumulated over hundreds of float32 vectors carries rounding noise of its own, so a
+    threshold on it misses bit-identical vectors of a frequent word, or takes merely parallel vectors for one.
+    """
+    embeddings = np.asarray(embeddings, dtype=np.float64)
+    if embeddings.shape[1] < 2:
+        return []
+    layers = []
+    for layer, vectors in enumerate(embeddings):
+        scale = float(np.abs(vectors).max())
+        if float(np.abs(vectors - vectors[0]).max()) <= ONE_VECTOR_TOLERANCE * scale:
+            layers.append(layer)
+    return layers
 
 
 def _blocks(senses) -> list[tuple[str, int, int]]:
@@ -79,6 +112,30 @@ def _summary(embeddings: np.ndarray, occurrences) -> pd.DataFrame:
         "gap": within - across,
         "heldout_accuracy": sense_separation(occurrences),
     })
+
+
+def _summary_note(word: str, senses, summary: pd.DataFrame, labelled_in_corpus: list[str]) -> str | None:
+    """Why the summary (or part of it) is missing, in words; None when every measure has a value."""
+    labelled = [s for s in senses if s not in (UNLABELLED, TYPED)]
+    if not labelled:
+        if labelled_in_corpus:
+            shown = ", ".join(labelled_in_corpus[:6]) + (", …" if len(labelled_in_corpus) > 6 else "")
+            hint = f"pick a word the corpus labels ({shown})"
+        else:
+            hint = "this corpus labels no word at all (a TSV upload with word and sense columns adds labels)"
+        return (f"No occurrence of '{word}' has a sense label, so there is no within- or across-sense similarity "
+                f"and no held-out sense separation to compute: {hint}. The matrices above still show how similar its "
+                "occurrences are.")
+    distinct = sorted(set(labelled))
+    if len(distinct) < 2:
+        counted = ("The only sense-labelled occurrence" if len(labelled) == 1
+                   else f"All {len(labelled)} sense-labelled occurrences")
+        return (f"{counted} of '{word}' {'has' if len(labelled) == 1 else 'have'} the sense '{distinct[0]}', so "
+                "similarity across senses and held-out sense separation cannot be computed (they need two senses).")
+    if summary["heldout_accuracy"].isna().all():
+        return (f"Held-out sense separation cannot be computed for '{word}': it needs sense-labelled occurrences in "
+                "the held-out split and at least two senses among those in the training split.")
+    return None
 
 
 def _findings(word: str, summary: pd.DataFrame, constant_layers: list, unknown_note: str | None = None) -> list[str]:
@@ -115,9 +172,7 @@ def context_similarity(model, corpus: pd.DataFrame, word: str, typed_text: str =
     occurrences = ordered.occurrences
     shown = subsample_per_sense(occurrences.senses, per_sense)
     matrices = cosine_similarity_matrices(occurrences.embeddings[:, shown])
-    all_matrices = cosine_similarity_matrices(occurrences.embeddings)
-    constant = [layer for layer in range(all_matrices.shape[0])
-                if np.all(np.abs(all_matrices[layer] - 1.0) < CONSTANT_TOLERANCE) and all_matrices.shape[1] > 1]
+    constant = one_vector_layers(occurrences.embeddings)
     senses = [occurrences.senses[i] for i in shown]
     snippets = ordered.snippets()
     summary = _summary(occurrences.embeddings, occurrences)
@@ -134,4 +189,5 @@ def context_similarity(model, corpus: pd.DataFrame, word: str, typed_text: str =
         constant_layers=constant,
         rejected_typed=ordered.rejected_typed,
         findings=_findings(occurrences.word, summary, constant, ordered.unknown_note),
+        summary_note=_summary_note(occurrences.word, occurrences.senses, summary, labelled_words(corpus)),
     )

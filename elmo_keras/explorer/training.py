@@ -67,6 +67,23 @@ class LiveHistory:
         return history_frame(self.logs)
 
 
+def epoch_count(epochs: int | None) -> str:
+    """``"1 epoch"``, ``"30 epochs"``, or ``"? epochs"`` when unknown."""
+    if epochs is None:
+        return "? epochs"
+    return f"{epochs} epoch" + ("" if epochs == 1 else "s")
+
+
+def epoch_status(epoch: int, total_epochs: int, logs: dict) -> str:
+    """One progress-bar line: the epoch and each direction's perplexity, as the perplexity curve shows them.
+
+    (The Keras ``loss`` is the sum of the two directions' mean cross-entropies; printed beside a curve of
+    per-direction losses it would read as twice either of them.)
+    """
+    return (f"Epoch {epoch}/{total_epochs}: forward perplexity {logs.get('forward_perplexity', float('nan')):.1f}, "
+            f"backward {logs.get('backward_perplexity', float('nan')):.1f}")
+
+
 def history_frame(logs: list[dict] | dict) -> pd.DataFrame:
     """Long table ``epoch, direction, loss, perplexity`` from per-epoch logs or a Keras ``history`` dict.
 
@@ -149,6 +166,4 @@ class BackgroundTraining:
         if not self.history.logs:
             return "Building the model (the first epoch also compiles the training step)…"
         last = self.history.logs[-1]
-        return (f"Epoch {last['epoch']}/{self.settings.epochs}: forward perplexity "
-                f"{last.get('forward_perplexity', float('nan')):.1f}, backward "
-                f"{last.get('backward_perplexity', float('nan')):.1f}")
+        return epoch_status(last["epoch"], self.settings.epochs, last)

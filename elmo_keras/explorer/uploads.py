@@ -1,13 +1,15 @@
 """Validating an uploaded corpus file: plain text (one sentence per line) or TSV with the corpus columns.
 
-``parse_corpus_upload(filename, data)`` returns a corpus DataFrame or raises ``ValueError`` with a message
-for the user; it never touches the current corpus or model, so a bad upload changes nothing.
+``parse_corpus_upload(filename, data)`` returns a ``CorpusUpload`` (the corpus DataFrame and warnings about
+labels it had to drop) or raises ``ValueError`` with a message for the user; it never touches the current
+corpus or model, so a bad upload changes nothing.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -20,6 +22,15 @@ MAX_SENTENCES = 20_000
 TSV_COLUMNS = ("word", "sense", "sentence", "split", "pos")  # "sentence" required, the others optional
 _ALLOWED_CONTROL = set("\t\n\r\f")
 _MAX_CONTROL_FRACTION = 0.01
+_ROWS_NAMED = 5  # a warning names at most this many rows
+
+
+@dataclass(frozen=True)
+class CorpusUpload:
+    """An accepted upload: the corpus, and warnings for the page (sense labels that were dropped, and why)."""
+
+    frame: pd.DataFrame
+    warnings: list
 
 
 def _megabytes(size: int) -> str:
@@ -54,11 +65,13 @@ def decode_text(filename: str, data: bytes) -> str:
 
 
 def _is_tsv(text: str) -> bool:
+    """A header row naming ``sentence``: alone (a one-column TSV) or among tab-separated columns."""
     header = text.lstrip("\n").split("\n", 1)[0]
-    return "\t" in header and "sentence" in [h.strip().lower() for h in header.split("\t")]
+    return "sentence" in [h.strip().lower() for h in header.split("\t")]
 
 
-def _tsv_records(filename: str, text: str) -> list[dict]:
+def _tsv_records(filename: str, text: str) -> tuple[list[str], list[dict]]:
+    """``(header, records)``: the lower-cased column names and one dict per non-blank data row."""
     reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = [h.strip().lower() for h in next(reader)]
     unknown = [h for h in header if h and h not in TSV_COLUMNS and h not in ("id", "target_index")]
@@ -72,18 +85,37 @@ def _tsv_records(filename: str, text: str) -> list[dict]:
         if len(fields) > len(header):
             raise ValueError(f"{filename} line {line_number}: {len(fields)} fields but the header has {len(header)}.")
         records.append(dict(zip(header, fields)))
-    return records
+    return header, records
+
+
+def _label_warnings(filename: str, header: list[str], records: list[dict]) -> list[str]:
+    """Say where a word or a sense came without the other: ``make_corpus`` counts such rows as unlabelled."""
+    for present, missing in (("sense", "word"), ("word", "sense")):
+        if present in header and missing not in header:
+            return [f"{filename} has a `{present}` column but no `{missing}` column, so its labels were dropped and "
+                    "every sentence is unlabelled: a sense label needs both the word and its sense."]
+    half = [number for number, record in enumerate(records, start=1)
+            if bool(str(record.get("word") or "").strip()) != bool(str(record.get("sense") or "").strip())]
+    if not half:
+        return []
+    if len(half) == 1:
+        rows = f"data row {half[0]} gives"
+    else:
+        named = ", ".join(str(n) for n in half[:_ROWS_NAMED]) + (", …" if len(half) > _ROWS_NAMED else "")
+        rows = f"{len(half)} data rows ({named}) give"
+    return [f"{filename}: {rows} a word without a sense or a sense without a word; such rows count as unlabelled."]
 
 
 def _text_records(text: str) -> list[dict]:
     return [{"sentence": line.strip()} for line in text.splitlines() if line.strip()]
 
 
-def parse_corpus_upload(filename: str, data: bytes) -> pd.DataFrame:
-    """A corpus DataFrame from an uploaded file.
+def parse_corpus_upload(filename: str, data: bytes) -> CorpusUpload:
+    """The corpus of an uploaded file, with warnings about labels it dropped.
 
     Plain text: one sentence per line (blank lines skipped), all unlabelled, split ``train``. TSV: a header
-    row naming ``sentence`` and any of ``word, sense, split, pos``; ``word`` + ``sense`` label a row.
+    row naming ``sentence`` (alone, or with any of ``word, sense, split, pos``); ``word`` + ``sense`` label a
+    row, and a row (or a file) with only one of them is unlabelled and named in ``warnings``.
 
     Raises:
         ValueError: empty, larger than 5 MB, binary, not UTF-8, a malformed row (named), more than
@@ -92,7 +124,7 @@ def parse_corpus_upload(filename: str, data: bytes) -> pd.DataFrame:
     """
     text = decode_text(filename, data)
     is_tsv = _is_tsv(text)
-    records = _tsv_records(filename, text) if is_tsv else _text_records(text)
+    header, records = _tsv_records(filename, text) if is_tsv else ([], _text_records(text))
     if not records:
         raise ValueError(f"{filename} has a header but no sentences.")
     if len(records) > MAX_SENTENCES:
@@ -104,4 +136,4 @@ def parse_corpus_upload(filename: str, data: bytes) -> pd.DataFrame:
             f"{filename}: no sentence contains a target word ({', '.join(TARGET_WORDS)}) and no row is labelled "
             "with a word and sense, so there is nothing for the similarity pages to show."
         )
-    return frame
+    return CorpusUpload(frame, _label_warnings(filename, header, records))
