@@ -86,3 +86,21 @@ def test_temperature_sharpens_and_flattens():
 def test_bad_temperature(temperature):
     with pytest.raises(ValueError, match="temperature must be a finite number >= 0"):
         apply_temperature(np.zeros((1, 3)), temperature)
+
+
+def test_tiny_temperature_is_greedy_not_nan():
+    """log_probs / 1e-310 overflows to -inf everywhere; shifting by the maximum first keeps the argmax."""
+    log_probs = np.log([[0.4, 0.6]])
+    for temperature in (1e-300, 1e-310, 5e-324):
+        np.testing.assert_array_equal(apply_temperature(log_probs, temperature), [[0.0, 1.0]])
+
+
+def test_top_p_one_keeps_even_a_tiny_tail():
+    log_probs = np.log([[0.7, 0.3 - 1e-10, 1e-10]])
+    assert (filter_distribution(log_probs, top_p=1.0)[1] > 0).all()
+
+
+@pytest.mark.parametrize("row", [[float("nan"), 0.0], [-np.inf, -np.inf]])
+def test_rows_without_a_finite_maximum_are_refused(row):
+    with pytest.raises(ValueError, match="finite maximum in every row"):
+        filter_distribution(np.array([row]), temperature=1.0)

@@ -162,7 +162,7 @@ def test_padding_never_changes_outputs(cell, num_layers):
 @pytest.mark.parametrize("cell, num_layers", [("gru", 1), ("lstm", 2)])
 def test_step_api_matches_the_full_sequence(cell, num_layers):
     model = small_model(cell, num_layers)
-    full = keras.ops.convert_to_numpy(keras.ops.log_softmax(model((SOURCE[:1], TARGET_IN[:1])), axis=-1))[0]
+    full = keras.ops.convert_to_numpy(model.next_token_log_probs(model((SOURCE[:1], TARGET_IN[:1]))))[0]
     states = model.encode(SOURCE[:1])
     assert len(states) == num_layers * (1 if cell == "gru" else 2)
     for t, token in enumerate(TARGET_IN[0]):
@@ -171,12 +171,38 @@ def test_step_api_matches_the_full_sequence(cell, num_layers):
     np.testing.assert_allclose(model.next_log_probs(SOURCE[0], TARGET_IN[:1, :3]), full[None, 2], atol=1e-5)
 
 
+def test_decoders_never_emit_pad_or_bos():
+    """<pad> and <S> get probability 0, so no strategy can put <pad> in a prefix (which the decoder masks)."""
+    model = small_model()
+    log_probs = model.next_log_probs(SOURCE[0], np.array([[BOS_ID]]))  # (1, vocab)
+    assert np.isneginf(log_probs[:, [PAD_ID, BOS_ID]]).all()
+    np.testing.assert_allclose(np.exp(log_probs).sum(axis=-1), 1.0, atol=1e-5)
+    step_log_probs, _ = model.decode_step(model.encode(SOURCE[:1]), np.array([BOS_ID]))
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(step_log_probs), log_probs, atol=1e-5)
+    hot = sample(model.log_prob_fn(SOURCE[0]), BOS_ID, EOS_ID, 12, temperature=5.0, top_p=1.0, seed=0)
+    assert PAD_ID not in hot.tokens and BOS_ID not in hot.tokens
+
+
+def test_batched_beam_equals_function_beam_on_an_untrained_model():
+    """Random weights spread the probability over every token, pad and <S> included, before they are banned."""
+    model = small_model("lstm", 2, seed=3)
+    search = BatchedBeamSearch(model, BOS_ID, EOS_ID, max_len=6, beam_size=4, pad_id=PAD_ID)
+    for source, batched in zip(SOURCE, search(SOURCE)):
+        generic = beam_search(model.log_prob_fn(source[source != PAD_ID]), BOS_ID, EOS_ID, 6, 4)
+        assert [h.tokens for h in batched] == [h.tokens for h in generic]
+        assert [h.log_prob for h in batched] == pytest.approx([h.log_prob for h in generic], abs=1e-4)
+
+
 def test_next_log_probs_checks_shapes():
     model = small_model()
     with pytest.raises(ValueError, match="prefixes must be int \\(n, t\\)"):
         model.next_log_probs(SOURCE[0], np.array([BOS_ID]))
     with pytest.raises(ValueError, match="source must be \\(source_len,\\) or \\(n=1, source_len\\)"):
         model.next_log_probs(SOURCE, np.array([[BOS_ID]]))
+    with pytest.raises(ValueError, match="every source needs at least one word"):
+        model.next_log_probs(np.zeros(3, np.int32), np.array([[BOS_ID]]))
+    with pytest.raises(ValueError, match="no sources given"):
+        encode_sources([], None)
 
 
 def test_keras_file_round_trip(tmp_path):

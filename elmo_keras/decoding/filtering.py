@@ -95,8 +95,11 @@ def apply_temperature(log_probs, temperature: float) -> np.ndarray:
         probs = np.zeros_like(log_probs)
         np.put_along_axis(probs, np.argmax(log_probs, axis=-1)[..., None], 1.0, axis=-1)
         return probs
-    scaled = log_probs / temperature
-    scaled = scaled - scaled.max(axis=-1, keepdims=True)
+    if not np.isfinite(log_probs.max(axis=-1)).all():
+        raise ValueError("log_probs need a finite maximum in every row (no NaN, no row of only -inf)")
+    # shift before dividing: (log_probs / T) overflows to -inf everywhere for a tiny T (1e-310), giving NaN
+    with np.errstate(over="ignore"):  # a gap / tiny T overflowing to -inf is exactly probability 0
+        scaled = (log_probs - log_probs.max(axis=-1, keepdims=True)) / temperature
     weights = np.exp(scaled)
     return weights / weights.sum(axis=-1, keepdims=True)
 
@@ -121,7 +124,7 @@ def filter_distribution(log_probs, temperature: float = 1.0, top_k: int | None =
     if top_k is not None:
         filtered = np.where(_top_k_mask(filtered, top_k), filtered, 0.0)
         filtered = filtered / filtered.sum(axis=1, keepdims=True)
-    if top_p is not None:
+    if top_p is not None and top_p < 1.0:  # p = 1 keeps everything, however small its tail
         filtered = np.where(_nucleus_mask(filtered, top_p), filtered, 0.0)
         filtered = filtered / filtered.sum(axis=1, keepdims=True)
     return probs, filtered

@@ -152,14 +152,25 @@ class Seq2Seq(keras.Model):
                            None, False)
         return phi
 
+    def next_token_log_probs(self, logits):
+        """``log_softmax`` over the tokens a decoder may emit: ``(..., vocab)`` logits → log-probabilities.
+
+        ``<pad>`` and ``<S>`` never come next (their log-probability is −inf): sampling at a high temperature or
+        with ``top_p=1`` could otherwise emit ``<pad>``, which the decoder then masks out of its own prefix.
+        """
+        never = ops.convert_to_tensor([self.pad_id, self.bos_id], "int32")
+        banned = ops.any(ops.equal(ops.arange(self.vocab_size, dtype="int32")[:, None], never[None, :]), axis=-1)
+        return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
+
     def decode_step(self, states, last_token_ids):
-        """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading ``last_token_ids (batch,)``."""
+        """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading ``last_token_ids (batch,)``;
+        log-probabilities as ``next_token_log_probs`` gives them."""
         x = self.target_embedding(ops.cast(last_token_ids, "int32"))  # (B, E)
         per, new_states = self.states_per_layer, []
         for index, layer in enumerate(self.decoder_layers):
             x, layer_states = layer.cell(x, list(states[index * per : (index + 1) * per]), training=False)
             new_states += list(layer_states)
-        return ops.log_softmax(self.output_layer(x), axis=-1), new_states  # (B, V)
+        return self.next_token_log_probs(self.output_layer(x)), new_states  # (B, V)
 
     def next_log_probs(self, source, prefixes) -> np.ndarray:
         """Next-token log-probabilities after each prefix: float ``(n, vocab)`` (NumPy).
@@ -178,8 +189,10 @@ class Seq2Seq(keras.Model):
             raise ValueError(
                 f"source must be (source_len,) or (n={len(prefixes)}, source_len), received shape {source.shape}"
             )
+        if source.shape[1] == 0 or (source == self.pad_id).all(axis=1).any():
+            raise ValueError("every source needs at least one word (a source of only padding has nothing to encode)")
         logits = self((source, prefixes), training=False)[:, -1]  # (n, V)
-        return ops.convert_to_numpy(ops.log_softmax(logits, axis=-1))
+        return ops.convert_to_numpy(self.next_token_log_probs(logits))
 
     def log_prob_fn(self, source):
         """``fn(prefixes) -> (n, vocab)`` for one source: what ``elmo_keras.decoding`` strategies take."""
@@ -244,6 +257,8 @@ def as_words(sentence) -> list[str]:
 def encode_sources(sources, vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
     """Word lists (or strings, see ``as_words``) → int32 ``(n, length or longest)``, right-padded with ``PAD_ID``."""
     sources = [as_words(s) for s in sources]
+    if not sources:
+        raise ValueError("no sources given: pass a list of sources (strings or word lists)")
     width = max(len(s) for s in sources) if length is None else length
     ids = np.full((len(sources), width), PAD_ID, dtype=np.int32)
     for i, words in enumerate(sources):
