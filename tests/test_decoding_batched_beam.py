@@ -84,3 +84,63 @@ def test_step_model_and_sources_are_checked():
     search = BatchedBeamSearch(random_step_model(0), BOS, EOS, 4, 2)
     with pytest.raises(ValueError, match="sources must be int \\(batch, source_len\\)"):
         search(np.array([1, 2, 3]))
+
+
+def model_with_log_probs(log_probs):
+    """A ``TableStepModel`` whose table is ``log_probs (NUM_SOURCES, VOCAB, VOCAB)`` as given (NaN, > 0, ...)."""
+    model = random_step_model(0)
+    model.log_probs = np.asarray(log_probs, dtype="float32")
+    return model
+
+
+def with_rows(source, last_tokens, value):
+    """``random_step_model(0)``'s table with ``[source, last_tokens, :]`` set to ``value``."""
+    log_probs = random_step_model(0).log_probs.copy()
+    log_probs[source, last_tokens] = value
+    return log_probs
+
+
+SOURCES = np.array([[s, 9, 9] for s in range(NUM_SOURCES)], dtype=np.int32)
+
+
+@pytest.mark.parametrize("log_probs, message", [
+    (np.full((NUM_SOURCES, VOCAB, VOCAB), np.nan), "decode_step returned NaN for sources[0] at step 1"),
+    (with_rows(3, BOS, np.nan), "decode_step returned NaN for sources[3] at step 1"),
+    (with_rows(1, slice(BOS + 1, None), np.nan), "decode_step returned NaN for sources[1] at step 2"),
+    (np.full((NUM_SOURCES, VOCAB, VOCAB), np.inf), "decode_step returned +inf for sources[0]"),
+    (with_rows(2, BOS, 5.0), "decode_step returned 5 > 0 for sources[2]; it must return log-probabilities (<= 0): "
+                             "apply log_softmax"),
+    (np.full((NUM_SOURCES, VOCAB, VOCAB), -np.inf), "every token probability 0 (all -inf) for sources[0] at step 1"),
+])
+def test_bad_model_output_is_reported(log_probs, message):
+    """What ``beam_search`` refuses in ``next_log_probs`` (NaN used to give ``[[]]``, +inf a hypothesis of inf)."""
+    with pytest.raises(ValueError) as raised:
+        beam_search_batch(model_with_log_probs(log_probs), SOURCES, BOS, EOS, 4, 3)
+    assert message in str(raised.value)
+
+
+def test_only_live_hypotheses_are_checked():
+    """Dead slots (and the rows of tokens never kept) may hold anything, as ``beam_search`` never asks for them;
+    a hair above 0 (float32 rounding in ``log_softmax``) is accepted."""
+    probs = np.zeros((NUM_SOURCES, VOCAB, VOCAB))
+    probs[..., EOS], probs[..., 2] = 0.3, 0.7  # only <eos> and 2 are ever kept
+    model = TableStepModel(probs)
+    model.log_probs[:, 3:] = np.nan  # the rows after tokens never kept (dead slots do get them)
+    model.log_probs[:, :3, 2] = 5e-5
+    for source, got in enumerate(beam_search_batch(model, SOURCES, BOS, EOS, 4, 4)):
+        expected = beam_search(model.next_log_probs_fn(source), BOS, EOS, 4, 4)
+        assert [h.tokens for h in got] == [h.tokens for h in expected] == [(2, 2, 2, 2), (2, 2, 1), (2, 1), (1,)]
+
+
+def test_eos_outside_the_vocabulary_is_refused():
+    search = BatchedBeamSearch(random_step_model(0), BOS, VOCAB, 4, 2)  # the vocabulary is known after the call
+    with pytest.raises(ValueError, match=r"eos_id must be a token id in \[0, vocab size 6\) of what "
+                                         r"step_model.decode_step returns, received 6"):
+        search(SOURCES)
+
+
+def test_log_probs_summing_to_minus_inf_in_float32_are_reported():
+    """Finite but absurd log-probabilities: two steps of -3e38 overflow float32, and no hypothesis is left."""
+    model = model_with_log_probs(np.full((NUM_SOURCES, VOCAB, VOCAB), -3e38))
+    with pytest.raises(ValueError, match=r"kept no hypothesis for sources\[0\]"):
+        beam_search_batch(model, SOURCES[:1], BOS, EOS, 3, 1)

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elmo_keras.decoding import NGramTable, beam_search, exhaustive_search, greedy
+from elmo_keras.decoding import NGramTable, beam_search, exhaustive_search, greedy, sample
+from elmo_keras.decoding._checks import call_model, start_prefixes
 
 BOS, EOS = 0, 1
 tables = st.builds(
@@ -134,6 +135,8 @@ def test_beam_argument_errors(kwargs, message):
     (lambda p: np.full((len(p), 3), np.nan), "returned NaN"),
     (lambda p: np.full((len(p), 3), np.inf), "+inf"),
     (lambda p: np.full((len(p), 3), -np.inf), "every token probability 0"),
+    (lambda p: np.full((len(p), 3), 2.5), "returned 2.5 > 0 after prefix [0]; it must return log-probabilities (<= 0): "
+                                          "apply log_softmax to the logits"),
 ])
 def test_bad_models_are_reported(strategy, bad, message):
     with pytest.raises(ValueError) as error:
@@ -141,12 +144,29 @@ def test_bad_models_are_reported(strategy, bad, message):
     assert message in str(error.value)
 
 
+def test_raw_logits_are_refused_but_rounding_above_0_is_not():
+    """Positive values used to be taken as log-probabilities: beam ranked a logit of 10 first."""
+    logits = np.array([[-3.0, 2.0, 10.0]])
+    with pytest.raises(ValueError, match=r"returned 10 > 0 after prefix \[0\]"):
+        beam_search(lambda p: np.repeat(logits, len(p), axis=0), BOS, EOS, 2, beam_size=2)
+    rounded = np.array([[-np.inf, np.log(0.1), 5e-5]])  # float32 log_softmax can round a hair above 0
+    assert beam_search(lambda p: np.repeat(rounded, len(p), axis=0), BOS, EOS, 2, beam_size=2)[0].tokens == (2, 2)
+
+
+def test_eos_outside_the_vocabulary_is_refused_by_call_model():
+    table = NGramTable.random(3)
+    assert call_model(table, start_prefixes(BOS), eos_id=2).shape == (1, 3)
+    with pytest.raises(ValueError, match=r"eos_id must be a token id in \[0, vocab size 3\) of what next_log_probs "
+                                         r"returns, received 3: <eos> could never be generated"):
+        call_model(table, start_prefixes(BOS), eos_id=3)
+
+
 def test_vocabulary_size_must_not_change():
     def shrinking(prefixes):
         return np.log(np.full((len(prefixes), 5 - prefixes.shape[1]), 1 / (5 - prefixes.shape[1])))
 
     with pytest.raises(ValueError, match="returned vocab size 3, but 4 on an earlier call"):
-        greedy(shrinking, BOS, 4, 3)
+        greedy(shrinking, BOS, EOS, 3)  # uniform rows: token 0 every step, never <eos>
 
 
 def test_each_step_is_one_model_call_on_all_live_hypotheses():
@@ -176,3 +196,11 @@ def test_beam_shrinks_as_hypotheses_finish():
     assert [len(step.prefixes) for step in trace.steps] == [1, 1, 1]
     assert [(step.candidates.status != "pruned").sum() for step in trace.steps] == [2, 1, 1]
     assert tokens(results) == [(EOS,), (2, 2, 2)]  # 0.5, then 0.3 * 0.6 * 0.6 = 0.108 (cut off at max_len)
+
+
+@pytest.mark.parametrize("strategy", [greedy, exhaustive_search, sample, lambda *a: beam_search(*a, beam_size=2)])
+def test_eos_outside_the_vocabulary_is_refused(strategy):
+    """<eos> the model cannot emit: every output used to run to max_len unfinished."""
+    with pytest.raises(ValueError, match=r"eos_id must be a token id in \[0, vocab size 3\) of what "
+                                         r"next_log_probs returns, received 3"):
+        strategy(NGramTable.random(3), BOS, 3, 3)

@@ -13,6 +13,10 @@ import numpy as np
 
 NextLogProbs = Callable[[np.ndarray], np.ndarray]
 
+# How far above 0 a log-probability may round (float32 ``log_softmax`` can give a hair above 0); anything more
+# is not a log-probability (raw logits, say).
+LOG_PROB_TOLERANCE = 1e-4
+
 
 def check_int(name: str, value, minimum: int) -> int:
     """``value`` as an int ≥ ``minimum`` (bools and floats are refused)."""
@@ -48,7 +52,7 @@ def check_temperature(value) -> float:
 
 
 def check_decoding_args(next_log_probs, bos_id, eos_id, max_len) -> tuple[int, int, int]:
-    """The arguments every strategy shares."""
+    """The arguments every strategy shares (``eos_id < vocab`` is checked by ``call_model``, which knows vocab)."""
     if not callable(next_log_probs):
         raise TypeError(f"next_log_probs must be callable, received {type(next_log_probs).__name__}")
     bos_id = check_int("bos_id", bos_id, 0)
@@ -57,12 +61,24 @@ def check_decoding_args(next_log_probs, bos_id, eos_id, max_len) -> tuple[int, i
     return bos_id, eos_id, max_len
 
 
-def call_model(next_log_probs: NextLogProbs, prefixes: np.ndarray, vocab_size: int | None = None) -> np.ndarray:
+def check_eos_in_vocab(eos_id: int, vocab_size: int, source: str = "next_log_probs") -> None:
+    """``eos_id`` must be a token the model can emit, or decoding could never finish (``source`` names the model)."""
+    if not 0 <= eos_id < vocab_size:
+        raise ValueError(
+            f"eos_id must be a token id in [0, vocab size {vocab_size}) of what {source} returns, received "
+            f"{eos_id}: <eos> could never be generated; pass the model vocabulary's <eos> id"
+        )
+
+
+def call_model(next_log_probs: NextLogProbs, prefixes: np.ndarray, vocab_size: int | None = None,
+               eos_id: int | None = None) -> np.ndarray:
     """``next_log_probs(prefixes)`` as float64 ``(n, vocab)``, checked.
 
     Raises:
-        ValueError: wrong shape, a vocabulary size that changed between calls, NaN or +inf, or a row with no
-            finite entry (every token impossible). ``-inf`` (probability 0) is allowed.
+        ValueError: wrong shape, a vocabulary size that changed between calls, ``eos_id`` (if given) outside the
+            vocabulary, NaN or +inf, a value above 0 (beyond ``LOG_PROB_TOLERANCE``: not a log-probability, e.g.
+            raw logits), or a row with no finite entry (every token impossible). ``-inf`` (probability 0) is
+            allowed.
     """
     raw = next_log_probs(prefixes)
     log_probs = np.asarray(raw, dtype=np.float64)
@@ -76,6 +92,8 @@ def call_model(next_log_probs: NextLogProbs, prefixes: np.ndarray, vocab_size: i
         raise ValueError(
             f"next_log_probs returned vocab size {log_probs.shape[1]}, but {vocab_size} on an earlier call"
         )
+    if eos_id is not None:
+        check_eos_in_vocab(eos_id, log_probs.shape[1])
     if np.isnan(log_probs).any():
         rows = np.unique(np.nonzero(np.isnan(log_probs))[0])
         raise ValueError(
@@ -83,6 +101,12 @@ def call_model(next_log_probs: NextLogProbs, prefixes: np.ndarray, vocab_size: i
         )
     if np.isposinf(log_probs).any():
         raise ValueError("next_log_probs returned +inf; it must return log-probabilities (<= 0)")
+    if (log_probs > LOG_PROB_TOLERANCE).any():
+        row = int(np.argmax((log_probs > LOG_PROB_TOLERANCE).any(axis=1)))
+        raise ValueError(
+            f"next_log_probs returned {log_probs[row].max():g} > 0 after prefix {prefixes[row].tolist()}; it must "
+            "return log-probabilities (<= 0): apply log_softmax to the logits (keras.ops.log_softmax)"
+        )
     dead = ~np.isfinite(log_probs.max(axis=1))
     if dead.any():
         row = int(np.argmax(dead))

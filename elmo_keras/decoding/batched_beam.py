@@ -10,8 +10,9 @@ A step model carries RNN states instead of re-reading prefixes:
 ``beam_size × vocab`` candidates and reorders the states by parent; a ``keras.ops.while_loop`` runs the steps
 (stopping when every source has ``beam_size`` finished hypotheses or at ``max_len``) and keeps the token
 histories and the finished list in tensors too. Encoder, loop and bookkeeping are compiled together
-(``_backend.compile_function``: XLA under TensorFlow), so a batch costs one call; the host only turns the
-final arrays into ``Hypothesis`` objects.
+(``_backend.compile_function``: XLA under TensorFlow), so a batch costs one call; the host only checks the
+model's output (the loop records, per source, what ``_checks.call_model`` would refuse in a live slot) and
+turns the final arrays into ``Hypothesis`` objects.
 
 The algorithm is exactly ``beam.beam_search`` (same shrinking beam, same stable tie-breaking, ``-inf`` never
 kept), per source: a dead slot (finished, or not yet used at step 1) scores ``-inf``; alive slots stay in rank
@@ -24,7 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 from elmo_keras._quiet import keras  # noqa: F401  (quiet TensorFlow start-up before keras.ops)
-from elmo_keras.decoding._checks import check_int, check_length_penalty, check_optional_int
+from elmo_keras.decoding._checks import (
+    LOG_PROB_TOLERANCE,
+    check_eos_in_vocab,
+    check_int,
+    check_length_penalty,
+    check_optional_int,
+)
 from elmo_keras._backend import compile_function
 from elmo_keras.decoding.hypothesis import Hypothesis, make_hypothesis, rank_hypotheses
 from keras import ops
@@ -52,6 +59,12 @@ class BatchedBeamSearch:
         ``list`` (one per source) of ``list[Hypothesis]``, best first — the same as ``beam_search`` on each
         source's ``next_log_probs``.
 
+    Raises:
+        TypeError: ``step_model`` lacks ``encode`` or ``decode_step``.
+        ValueError: a bad argument (when built), badly shaped ``sources``, or (after the search, as
+            ``beam_search`` would) ``eos_id`` outside the model's vocabulary, or ``decode_step`` giving a live
+            hypothesis NaN, +inf, a value above 0 (not a log-probability, e.g. raw logits) or no finite entry.
+
     The first call for a new batch size (or padded source length) compiles the search (a second or two).
     """
 
@@ -75,14 +88,16 @@ class BatchedBeamSearch:
     def _beam_step(self, states, last_tokens, cumulative, slots_left):
         """Model step + global top-k per source + state reordering.
 
-        Returns ``(new_states, tokens (B, k), scores (B, k), rows (B * k,), ends (B, k), alive (B, k))``:
-        ``rows`` is each new slot's parent row in the flattened ``(B * k)`` layout.
+        Returns ``(new_states, tokens (B, k), scores (B, k), rows (B * k,), ends (B, k), alive (B, k),
+        log_probs (B, k, V))``: ``rows`` is each new slot's parent row in the flattened ``(B * k)`` layout.
         """
         k = self.beam_size
         log_probs, new_states = self.step_model.decode_step(states, last_tokens)  # (B * k, V)
         batch, vocab = cumulative.shape[0], log_probs.shape[-1]
         log_probs = ops.reshape(ops.cast(log_probs, cumulative.dtype), (batch, k, vocab))
-        candidates = ops.reshape(ops.expand_dims(cumulative, -1) + log_probs, (batch, k * vocab))
+        live = ops.expand_dims(cumulative > -np.inf, -1)  # (B, k, 1); a dead slot's row may hold anything (NaN)
+        candidates = ops.where(live, ops.expand_dims(cumulative, -1) + log_probs, ops.full_like(log_probs, -np.inf))
+        candidates = ops.reshape(candidates, (batch, k * vocab))
         scores, flat = ops.top_k(candidates, k)  # (B, k) best first; ties: lower flat index first
         parents, tokens = flat // vocab, flat % vocab  # (B, k)
         selected = ops.logical_and(ops.arange(k)[None, :] < slots_left[:, None], scores > -np.inf)
@@ -90,7 +105,24 @@ class BatchedBeamSearch:
         alive = ops.logical_and(selected, ops.logical_not(ends))
         rows = ops.reshape(parents + ops.arange(batch)[:, None] * k, (-1,))  # (B * k,)
         new_states = [ops.take(state, rows, axis=0) for state in new_states]
-        return new_states, tokens, scores, rows, ends, alive
+        return new_states, tokens, scores, rows, ends, alive, log_probs
+
+    @staticmethod
+    def _output_health(health, t, log_probs, cumulative):
+        """``health`` updated with this step's ``log_probs (B, k, V)``, live slots only (as ``beam_search`` calls
+        the model on live hypotheses only): ``(vocab, largest value (B,), first step with NaN (B,), first step
+        with a row of only -inf (B,))``, steps counted from 1, 0 = never."""
+        _, largest, nan_step, dead_step = health
+        live = (cumulative > -np.inf)[:, :, None]  # (B, k, 1)
+        nan = ops.isnan(log_probs)
+        row_max = ops.max(ops.where(nan, ops.full_like(log_probs, -np.inf), log_probs), axis=-1, keepdims=True)
+        has_nan = ops.any(ops.logical_and(live, nan), axis=(1, 2))  # (B,)
+        dead = ops.logical_and(row_max == -np.inf, ops.logical_not(ops.any(nan, axis=-1, keepdims=True)))
+        has_dead = ops.any(ops.logical_and(live, dead), axis=(1, 2))
+        largest = ops.maximum(largest, ops.max(ops.where(live, row_max, ops.full_like(row_max, -np.inf)), axis=(1, 2)))
+        nan_step = ops.where(ops.logical_and(nan_step == 0, has_nan), t + 1, nan_step)
+        dead_step = ops.where(ops.logical_and(dead_step == 0, has_dead), t + 1, dead_step)
+        return ops.convert_to_tensor(log_probs.shape[-1], dtype="int32"), largest, nan_step, dead_step
 
     def _search(self, sources):
         """The whole search as one compiled function: encode, then a while loop of ``_beam_step``."""
@@ -109,6 +141,12 @@ class BatchedBeamSearch:
             ops.zeros((batch, k), dtype="float32"),  # finished log-probs
             ops.zeros((batch, k), dtype="int32"),  # finished lengths
             ops.zeros((batch,), dtype="int32"),  # number finished per source
+            (  # the model's output, checked on the host (_output_health)
+                ops.convert_to_tensor(0, dtype="int32"),
+                ops.full((batch,), -np.inf, dtype="float32"),
+                ops.zeros((batch,), dtype="int32"),
+                ops.zeros((batch,), dtype="int32"),
+            ),
         )
 
         def reorder(histories, rows):  # (B, k, L) → the rows of its (B * k, L) view, same shape
@@ -117,8 +155,10 @@ class BatchedBeamSearch:
         def running(t, states, last, cumulative, *rest):
             return ops.logical_and(t < length, ops.any(cumulative > -np.inf))
 
-        def body(t, states, last, cumulative, histories, done_tokens, done_scores, done_lengths, done_count):
-            new_states, tokens, scores, rows, ends, alive = self._beam_step(states, last, cumulative, k - done_count)
+        def body(t, states, last, cumulative, histories, done_tokens, done_scores, done_lengths, done_count, health):
+            new_states, tokens, scores, rows, ends, alive, log_probs = self._beam_step(
+                states, last, cumulative, k - done_count)
+            health = self._output_health(health, t, log_probs, cumulative)
             histories = reorder(histories, rows)
             histories = ops.where(ops.arange(length)[None, None, :] == t, tokens[:, :, None], histories)
             # finished hypotheses go to slots done_count, done_count + 1, ... in rank order
@@ -134,11 +174,31 @@ class BatchedBeamSearch:
             done_lengths = ops.where(written, t + 1, done_lengths)
             cumulative = ops.where(alive, scores, ops.full_like(scores, -np.inf))
             return (t + 1, new_states, ops.reshape(tokens, (-1,)), cumulative, histories, done_tokens, done_scores,
-                    done_lengths, done_count + ops.sum(ends_int, axis=1))
+                    done_lengths, done_count + ops.sum(ends_int, axis=1), health)
 
-        t, _, _, cumulative, histories, done_tokens, done_scores, done_lengths, done_count = ops.while_loop(
+        t, _, _, cumulative, histories, done_tokens, done_scores, done_lengths, done_count, health = ops.while_loop(
             running, body, loop_vars)
-        return t, cumulative, histories, done_tokens, done_scores, done_lengths, done_count
+        return (t, cumulative, histories, done_tokens, done_scores, done_lengths, done_count) + tuple(health)
+
+    def _check_output(self, vocab, largest, nan_step, dead_step):
+        """Raise what ``_checks.call_model`` raises in ``beam_search``, from ``_output_health``'s record."""
+        check_eos_in_vocab(self.eos_id, int(vocab), "step_model.decode_step")
+        where = "step_model.decode_step returned {} for sources[{}] at step {}"
+        if nan_step.any():
+            b = int(np.argmax(nan_step > 0))
+            raise ValueError(where.format("NaN", b, nan_step[b]) + "; it must return log-probabilities (<= 0)")
+        if (largest > LOG_PROB_TOLERANCE).any():
+            b = int(np.argmax(largest))
+            if np.isposinf(largest[b]):
+                raise ValueError(f"step_model.decode_step returned +inf for sources[{b}]; it must return "
+                                 "log-probabilities (<= 0)")
+            raise ValueError(
+                f"step_model.decode_step returned {largest[b]:g} > 0 for sources[{b}]; it must return "
+                "log-probabilities (<= 0): apply log_softmax to the logits (keras.ops.log_softmax)"
+            )
+        if dead_step.any():
+            b = int(np.argmax(dead_step > 0))
+            raise ValueError(where.format("every token probability 0 (all -inf)", b, dead_step[b]))
 
     def _pad_sources(self, sources: np.ndarray) -> np.ndarray:
         if self.pad_id is None:
@@ -155,14 +215,20 @@ class BatchedBeamSearch:
                 f"sources must be int (batch, source_len) with batch, source_len >= 1, received {sources.shape}"
             )
         outputs = self._compiled(self._pad_sources(sources))
-        t, cumulative, histories, done_tokens, done_scores, done_lengths, done_count = (
+        t, cumulative, histories, done_tokens, done_scores, done_lengths, done_count, *health = (
             ops.convert_to_numpy(x) for x in outputs)
+        self._check_output(*health)
         results = []
         for b in range(len(sources)):
             finished = [make_hypothesis(done_tokens[b, j, : done_lengths[b, j]], done_scores[b, j], self.eos_id,
                                         self.length_penalty) for j in range(done_count[b])]
             unfinished = [make_hypothesis(histories[b, r, :t], cumulative[b, r], self.eos_id, self.length_penalty)
                           for r in np.flatnonzero(np.isfinite(cumulative[b]))]
+            if not finished + unfinished:  # only if float32 sums of finite log-probabilities reached -inf
+                raise ValueError(
+                    f"beam search kept no hypothesis for sources[{b}]: its log-probabilities summed to -inf in "
+                    "float32 (values far below any real log-probability?)"
+                )
             results.append(rank_hypotheses(finished + unfinished)[: self.num_return])
         return results
 

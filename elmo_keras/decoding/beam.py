@@ -78,7 +78,7 @@ def beam_search(
     vocab_size = None
     for step in range(1, max_len + 1):
         slots = beam_size - len(finished)
-        log_probs = call_model(next_log_probs, prefixes, vocab_size)  # (n, V)
+        log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (n, V)
         vocab_size = log_probs.shape[1]
         candidates = (cumulative[:, None] + log_probs).ravel()  # (n * V,) flat index = parent * V + token
         order = np.argsort(-candidates, kind="stable")

@@ -73,7 +73,7 @@ def exhaustive_search(
     done_tokens, done_log_probs = [], []  # complete outputs, grouped by length
     vocab_size = None
     for step in range(1, max_len + 1):
-        log_probs = call_model(next_log_probs, prefixes, vocab_size)  # (n, V)
+        log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (n, V)
         if vocab_size is None:
             vocab_size = log_probs.shape[1]
             total = count_sequences(vocab_size, max_len)

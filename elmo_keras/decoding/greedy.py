@@ -40,7 +40,7 @@ def greedy(next_log_probs, bos_id: int, eos_id: int, max_len: int, return_trace:
     log_prob = 0.0
     vocab_size = None
     for step in range(1, max_len + 1):
-        log_probs = call_model(next_log_probs, prefix, vocab_size)  # (1, V)
+        log_probs = call_model(next_log_probs, prefix, vocab_size, eos_id)  # (1, V)
         vocab_size = log_probs.shape[1]
         token = int(np.argmax(log_probs[0]))  # first maximum: lower id wins ties
         if trace is not None:

@@ -84,7 +84,7 @@ def sample(
     results = [None] * count
     vocab_size = None
     for step in range(1, max_len + 1):
-        log_probs = call_model(next_log_probs, prefixes, vocab_size)  # (m, V)
+        log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (m, V)
         vocab_size = log_probs.shape[1]
         probs, filtered = filter_distribution(log_probs, temperature, top_k, top_p)
         tokens = draw_tokens(filtered, rng)  # (m,)
