@@ -178,9 +178,10 @@ def findings(reports: list) -> list[str]:
     by_kind = {r.kind: r for r in reports}
     if {"syntactic", "semantic"} <= set(by_kind):
         syn, sem = by_kind["syntactic"], by_kind["semantic"]
-        syn_mean = float(np.dot(np.arange(syn.num_layers), syn.head.weights))
-        sem_mean = float(np.dot(np.arange(sem.num_layers), sem.head.weights))
-        difference = round(syn_mean - sem_mean, 2)  # as printed, so the wording and the numbers agree
+        # rounded as printed, so that the stated difference is the difference of the printed means
+        syn_mean = round(float(np.dot(np.arange(syn.num_layers), syn.head.weights)), 2)
+        sem_mean = round(float(np.dot(np.arange(sem.num_layers), sem.head.weights)), 2)
+        difference = round(syn_mean - sem_mean, 2)
         if difference < -DIRECTION_MARGIN:
             verdict = (f"leans on lower layers than the semantic task (by {-difference:.2f} of a layer) — the "
                        "direction the ELMo paper reports (lower layers: syntax, higher layers: semantics); this is "
