@@ -37,6 +37,8 @@ def test_tsv_with_the_corpus_columns():
 def test_a_one_column_tsv_does_not_keep_its_header_as_a_sentence(header):
     upload = parse_corpus_upload("c.tsv", f"{header}\nThe bank is open .\nTurn right here .\n".encode())
     assert list(upload.frame["sentence"]) == ["The bank is open .", "Turn right here ."] and upload.warnings == []
+    text = parse_corpus_upload("c.txt", b"Sentence\nThe bank is open .\n")  # plain text may start with the word
+    assert list(text.frame["sentence"]) == ["Sentence", "The bank is open ."]
 
 
 @pytest.mark.parametrize(("columns", "row", "present", "missing"), [

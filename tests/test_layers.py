@@ -166,6 +166,10 @@ def test_char_ids_are_checked():
         layer(np.ones((1, 3), "int32"))
     with pytest.raises(ValueError, match=r"received id 300, outside \[0, 262\)"):
         layer(np.full((1, 3, 50), 300, "int32"))
+    with pytest.raises(ValueError, match="empty character axis"):
+        layer(np.ones((1, 1, 0), "int32"))
+    with pytest.raises(ValueError, match="expects 50 character ids per token .* received 40"):
+        layer(np.ones((1, 2, 40), "int32"))
 
 
 # --- standard layer checks (config, symbolic/eager, .keras, fit) -------------------------------------------

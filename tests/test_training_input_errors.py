@@ -1,5 +1,6 @@
 """``train_bilm`` / ``train_seq2seq``: malformed corpora and callbacks are clear errors, raised before training."""
 
+import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
@@ -75,3 +76,11 @@ def test_bad_seq2seq_input(monkeypatch, kwargs, error, message):
     monkeypatch.setattr(seq2seq, "Seq2Seq", None)  # never reached: building a model would fail on None()
     with pytest.raises(error, match=message):
         train_seq2seq(epochs=1, **kwargs)
+
+
+def test_token_sequences_of_any_kind_are_accepted():
+    """NumPy arrays of str and generators are token lists too (only the tokens' type is checked)."""
+    corpus = [np.array("the bank of the river".split()), (t for t in ["a", "bank"]), ("money", "bank")]
+    assert as_token_lists(corpus) == [["the", "bank", "of", "the", "river"], ["a", "bank"], ["money", "bank"]]
+    with pytest.raises(TypeError, match="received bytes"):
+        sentence_tokens(b"the bank", "corpus sentence 0")

@@ -64,10 +64,14 @@ def decode_text(filename: str, data: bytes) -> str:
     return text
 
 
-def _is_tsv(text: str) -> bool:
-    """A header row naming ``sentence``: alone (a one-column TSV) or among tab-separated columns."""
+def _is_tsv(filename: str, text: str) -> bool:
+    """A header row naming ``sentence`` among tab-separated columns, or alone in a ``.tsv`` file (a plain-text
+    file may well start with the word "sentence")."""
     header = text.lstrip("\n").split("\n", 1)[0]
-    return "sentence" in [h.strip().lower() for h in header.split("\t")]
+    columns = [h.strip().lower() for h in header.split("\t")]
+    if "\t" not in header and not filename.lower().endswith(".tsv"):
+        return False
+    return "sentence" in columns
 
 
 def _tsv_records(filename: str, text: str) -> tuple[list[str], list[dict]]:
@@ -114,7 +118,7 @@ def parse_corpus_upload(filename: str, data: bytes) -> CorpusUpload:
     """The corpus of an uploaded file, with warnings about labels it dropped.
 
     Plain text: one sentence per line (blank lines skipped), all unlabelled, split ``train``. TSV: a header
-    row naming ``sentence`` (alone, or with any of ``word, sense, split, pos``); ``word`` + ``sense`` label a
+    row naming ``sentence`` (with any of ``word, sense, split, pos``, or alone in a ``.tsv`` file); ``word`` + ``sense`` label a
     row, and a row (or a file) with only one of them is unlabelled and named in ``warnings``.
 
     Raises:
@@ -123,7 +127,7 @@ def parse_corpus_upload(filename: str, data: bytes) -> CorpusUpload:
             labelled word.
     """
     text = decode_text(filename, data)
-    is_tsv = _is_tsv(text)
+    is_tsv = _is_tsv(filename, text)
     header, records = _tsv_records(filename, text) if is_tsv else ([], _text_records(text))
     if not records:
         raise ValueError(f"{filename} has a header but no sentences.")

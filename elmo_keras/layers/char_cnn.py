@@ -85,6 +85,11 @@ class CharCNN(keras.layers.Layer):
             inputs, 3, self.n_characters, f"CharCNN {self.name!r}",
             f"character ids (batch, time, {self.max_characters_per_token}) from batch_to_ids",
         )
+        if inputs.shape[-1] not in (None, self.max_characters_per_token):
+            raise ValueError(
+                f"CharCNN {self.name!r} expects {self.max_characters_per_token} character ids per token (batch_to_ids "
+                f"pads and cuts every token to that), received {inputs.shape[-1]} (shape {tuple(inputs.shape)})"
+            )
         inputs = ops.cast(inputs, "int32")
         shape = ops.shape(inputs)
         chars = ops.reshape(inputs, (-1, self.max_characters_per_token))  # (B*T, C)

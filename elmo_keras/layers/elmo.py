@@ -25,8 +25,9 @@ class Elmo(keras.layers.Layer):
             serialized config. Use ``Elmo.from_pretrained`` to load the original ELMo files. The layer you
             pass is never frozen behind your back: with ``requires_grad=False`` a trainable biLM is copied and
             the copy frozen (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze yourself
-            (``bilm.trainable = False``) to share it without a copy. ``requires_grad=True`` fine-tunes the
-            layer you pass, sharing its weights.
+            (``bilm.trainable = False``) to share it without a copy — for the original ~94M-parameter ELMo,
+            ``Elmo.from_pretrained`` (or freezing ``load_pretrained_bilm``'s result first) avoids holding it twice.
+            ``requires_grad=True`` fine-tunes the layer you pass, sharing its weights.
         num_output_representations: how many differently weighted mixtures to return (e.g. one for the
             input of a task model and one for its output layer).
         dropout: dropout rate applied to each mixture, in training only.

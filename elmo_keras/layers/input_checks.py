@@ -27,8 +27,8 @@ def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
     shape = tuple(inputs.shape)
     if len(shape) != rank:
         raise ValueError(f"{layer} expects {what}, received a tensor of shape {shape}")
-    for axis, name in ((0, "batch"), (1, "time")):
-        if shape[axis] == 0:
+    for axis, name in ((0, "batch"), (1, "time"), (2, "character")):
+        if axis < rank and shape[axis] == 0:
             raise ValueError(f"{layer} received an empty {name} axis (shape {shape}); give it at least one token")
     if not is_eager(inputs):
         return

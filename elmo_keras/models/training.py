@@ -49,8 +49,8 @@ def sentence_tokens(sentence: str | Sequence[str], what: str = "sentence") -> li
     """
     if isinstance(sentence, str):
         tokens = tokenize(sentence)
-    elif isinstance(sentence, Sequence):
-        tokens = list(sentence)
+    elif isinstance(sentence, Iterable) and not isinstance(sentence, (bytes, bytearray, dict)):
+        tokens = list(sentence)  # a list, tuple, NumPy array of str, generator …
     else:
         raise TypeError(
             f"{what} must be a str or a list of str tokens, received {type(sentence).__name__} ({sentence!r:.60})"
