@@ -18,13 +18,17 @@ from elmo_keras.layers.sequence_ops import reverse_within_length
 from keras import ops
 
 
+def _weight(cell, name):
+    """One cell's weight ``name`` in its compute dtype (``None`` when the cell has no such weight)."""
+    weight = getattr(cell, name)
+    # .value: the variable's (float32) backend tensor, cast as Keras casts a layer's own weights
+    return None if weight is None else ops.cast(weight.value, cell.compute_dtype)
+
+
 def _stacked(forward_cell, backward_cell, name):
     """Both cells' weight ``name`` → `(2, ...)` in their compute dtype; ``None`` (no such weight) stays ``None``."""
-    forward, backward = getattr(forward_cell, name), getattr(backward_cell, name)
-    if forward is None:
-        return None
-    # .value: the variable's (float32) backend tensor, cast as Keras casts a layer's own weights
-    return ops.cast(ops.stack([forward.value, backward.value]), forward_cell.compute_dtype)
+    forward = _weight(forward_cell, name)
+    return None if forward is None else ops.stack([forward, _weight(backward_cell, name)])
 
 
 def _input_gates(forward_cell, backward_cell, inputs):
@@ -35,12 +39,6 @@ def _input_gates(forward_cell, backward_cell, inputs):
     flat = ops.reshape(inputs, (2, -1, shape[-1]))  # (2, B·T, D)
     gates = ops.matmul(flat, kernel) + bias[:, None, :]
     return ops.reshape(gates, (2, shape[1], shape[2], -1))
-
-
-def _weight(cell, name):
-    """One cell's weight ``name`` in its compute dtype (``None`` when the cell has no such weight)."""
-    weight = getattr(cell, name)
-    return None if weight is None else ops.cast(weight.value, cell.compute_dtype)
 
 
 def _unrolled(forward_cell, backward_cell, inputs, steps):

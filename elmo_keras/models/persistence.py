@@ -118,18 +118,16 @@ def check_config_matches_model(config, model, summary_path, model_path) -> None:
 
 def _architecture_of(model) -> dict:
     """The config fields that determine ``model``'s weights, read from the loaded model itself."""
-    from elmo_keras.layers.char_cnn import CharCNN
-
     bilm = getattr(model, "bilm", None)
     if bilm is None:  # Seq2Seq
         return {name: getattr(model, name) for name in ARCHITECTURE_FIELDS_OF_SEQ2SEQ}
     encoder = bilm.token_encoder
     architecture = {
-        "encoder": "char" if isinstance(encoder, CharCNN) else "word",
+        "encoder": model.encoder_kind,
         "embedding_dim": encoder.embedding_dim,
         **{name: getattr(bilm, name) for name in ARCHITECTURE_FIELDS_OF_BILM},
     }
-    if isinstance(encoder, CharCNN):
+    if model.encoder_kind == "char":
         architecture.update(char_filters=encoder.filters, n_highway=encoder.n_highway)
     return architecture
 
