@@ -9,7 +9,7 @@ import streamlit as st
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import word_choices
-from elmo_keras.explorer.model_store import load_model
+from elmo_keras.explorer.model_store import ModelsUnloadableError, list_models, load_model, load_with_fallback
 
 load_bilm_cached = st.cache_resource(load_model, show_spinner="Loading the model…")
 
@@ -25,10 +25,32 @@ def require_frame() -> None:
 
 
 def active_model():
-    """``(ref, corpus, model)`` of the session (after ``require_frame``)."""
+    """``(ref, corpus, model)`` of the session (after ``require_frame``).
+
+    A model that fails to load (a truncated ``model.keras``, a vocabulary from another model, ...) is reported
+    in an error box and the first saved model that loads is selected instead (the picker follows, so another
+    model can still be chosen); with none loadable the page stops with the errors and how to recover.
+    """
     require_frame()
     ref = st.session_state[state.ACTIVE_REF]
-    return ref, st.session_state[state.CORPUS], load_bilm_cached(ref)
+    candidates = [info.ref for info in list_models(ref.directory)]
+    try:
+        loaded = load_with_fallback(ref, candidates, load=load_bilm_cached)
+    except ModelsUnloadableError as error:
+        st.error("No saved biLM can be loaded:\n\n" + "\n".join(f"- **{name}**: {message}"
+                                                                  for name, message in error.failures)
+                 + f"\n\nTrain a new one on the *Corpus & training* page, or delete the broken ones from "
+                   f"`{ref.directory}`.")
+        st.stop()
+    if loaded.failures:
+        reasons = "\n".join(f"- **{name}**: {message}" for name, message in loaded.failures)
+        st.session_state[state.MESSAGE] = ("error", f"Cannot load a saved model; showing **{loaded.ref.name}** "
+                                                    f"instead.\n\n{reasons}\n\nRetrain or delete it "
+                                                    f"(models directory `{ref.directory}`).")
+        st.session_state[state.REQUESTED_MODEL] = loaded.ref.name
+        st.session_state[state.ACTIVE_REF] = loaded.ref  # the frame sets it too; a page run on its own needs it
+        st.rerun()  # the frame selects the fallback in the picker and shows the message
+    return ref, st.session_state[state.CORPUS], loaded.model
 
 
 def word_choices_for(widget_key: str, corpus, model) -> list[str]:

@@ -12,13 +12,18 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
 EXIT_OK, EXIT_ERROR = 0, 1
+EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM  # 130, 143
 
 
 @dataclass(frozen=True)
@@ -74,10 +79,11 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_embed(args: argparse.Namespace) -> int:
-    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_input_file, check_output_file
+    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths
 
-    check_input_file(args.input)  # before loading the model
-    check_output_file(args.output)
+    # before loading the model: the paths exist, and the output destroys nothing that is read
+    check_embed_paths(args.input, args.output, {"the options file": args.options, "the weights file": args.weights},
+                      {"the model directory": args.model_dir})
     if args.model_dir is not None:
         embedder = ElmoEmbedder.from_model_dir(args.model_dir, stateful=args.stateful, execution=args.execution)
     else:
@@ -95,8 +101,18 @@ def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
         parser.error("use either --model-dir or --options/--weights, not both")
     if args.model_dir is None and (args.options is None or args.weights is None):
         parser.error("the embed command needs --options FILE and --weights FILE (or --model-dir DIR)")
-    if args.batch_size < 1:
-        parser.error(f"--batch-size must be >= 1, received {args.batch_size}")
+    check_batch_size_argument(parser, args.batch_size)
+
+
+def check_batch_size_argument(parser: argparse.ArgumentParser, value: int | None) -> None:
+    """``--batch-size`` is absent or in ``[1, MAX_BATCH_SIZE]`` (else ``parser.error``, exit 2)."""
+    from elmo_keras.limits import MAX_BATCH_SIZE
+
+    if value is not None and value < 1:
+        parser.error(f"--batch-size must be >= 1, received {value}")
+    if value is not None and value > MAX_BATCH_SIZE:
+        parser.error(f"--batch-size must be <= {MAX_BATCH_SIZE:,} (a batch is capped at the corpus size anyway), "
+                     f"received {value:,}")
 
 
 # -- train ------------------------------------------------------------------------------------------------------
@@ -117,12 +133,11 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    for name in ("epochs", "batch_size"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, received {value}")
-    if args.learning_rate is not None and not args.learning_rate > 0:
-        parser.error(f"--learning-rate must be > 0, received {args.learning_rate}")
+    if args.epochs is not None and args.epochs < 1:
+        parser.error(f"--epochs must be >= 1, received {args.epochs}")
+    check_batch_size_argument(parser, args.batch_size)
+    if args.learning_rate is not None and not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        parser.error(f"--learning-rate must be a finite number > 0, received {args.learning_rate}")
 
 
 def read_corpus_file(path: str) -> list[str]:
@@ -150,17 +165,24 @@ def read_corpus_file(path: str) -> list[str]:
     return lines
 
 
-def check_model_dir_output(path: str) -> None:
-    """Check, before training, that a model directory can be written at ``path`` (new or an existing directory).
+def check_model_dir_output(path: str, corpus: str | None = None) -> None:
+    """Check, before training, that a model directory can be written at ``path`` (new, or an existing directory
+    holding at most a model directory's files, which saving replaces) without touching ``corpus``.
 
     Raises:
-        FileExistsError: ``path`` is an existing file.
+        FileExistsError: ``path`` is an existing file, or a directory holding other files.
+        OutputOverwritesInputError: ``path`` is or contains the corpus file.
         NotADirectoryError: a parent of ``path`` is a file.
         PermissionError: the directory that would hold it is not writable.
     """
+    from elmo_keras.models.persistence import check_save_target
+    from elmo_keras.safe_files import refuse_directory_holding
+
     if os.path.exists(path) and not os.path.isdir(path):
         raise FileExistsError(f"output {path} is an existing file, but train writes a model directory there; "
                               "choose another name or remove the file")
+    refuse_directory_holding(path, {"the corpus": corpus})
+    check_save_target(path)
     existing = os.path.normpath(path)
     while existing and not os.path.exists(existing):  # the nearest ancestor that exists ("" → the current one)
         existing = os.path.dirname(existing)
@@ -174,7 +196,7 @@ def check_model_dir_output(path: str) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from elmo_keras.models.training import train_bilm
 
-    check_model_dir_output(args.output)  # before training, which takes a while
+    check_model_dir_output(args.output, args.corpus)  # before training, which takes a while
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def report(epoch: int, logs: dict) -> None:
@@ -192,6 +214,9 @@ def run_train(args: argparse.Namespace) -> int:
         line += (f", held-out {summary['heldout']['forward_perplexity']:.1f} / {summary['heldout']['backward_perplexity']:.1f}"
                  f" (unigram {summary['heldout_unigram_perplexity']:.1f})")
     print(line + f", {summary['train_seconds']:.0f} s", file=sys.stderr)
+    if "requested_batch_size" in summary:
+        print(f"note: --batch-size {summary['requested_batch_size']:,} was capped at the corpus size, "
+              f"{summary['config']['batch_size']:,} sentences", file=sys.stderr)
     return EXIT_OK
 
 
@@ -215,16 +240,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM, so that cleanup (``finally``) runs as it does for Ctrl-C."""
+
+
+@contextlib.contextmanager
+def sigterm_raises_terminated():
+    """While inside, SIGTERM raises ``Terminated`` (main thread only; the previous handler is restored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status. User errors (missing or malformed files, bad paths) print one
-    line, ``error: ...``, on stderr and return ``EXIT_ERROR``; bad arguments exit with status 2 (argparse)."""
+    line, ``error: ...``, on stderr and return ``EXIT_ERROR``; bad arguments exit with status 2 (argparse).
+    Ctrl-C and SIGTERM stop the command after its cleanup (no partial output is left), print one line and
+    return ``EXIT_INTERRUPTED`` or ``EXIT_TERMINATED`` (the shells' 128 + signal number)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     command = COMMANDS[args.command]
     if command.check is not None:
         command.check(args.command_parser, args)
     try:
-        return command.run(args)
+        with sigterm_raises_terminated():
+            return command.run(args)
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.command} stopped (no incomplete output is left behind)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"terminated: {args.command} stopped (no incomplete output is left behind)", file=sys.stderr)
+        return EXIT_TERMINATED
     except (OSError, ValueError) as error:  # the commands check paths up front; OSError is the last resort
         message = str(error)
         if isinstance(error, OSError) and error.strerror and error.filename:  # "[Errno 28] ..." from the system

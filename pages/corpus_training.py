@@ -123,7 +123,7 @@ if st.button("Train and save", type="primary"):
     try:
         ref = train_and_save(corpus, settings, models_dir, name, st.session_state[state.CORPUS_SOURCE],
                              progress=history, overwrite=overwrite)
-    except ValueError as error:
+    except (ValueError, OSError) as error:  # a refused setting, a diverged run, a directory that cannot be replaced
         bar.empty()
         st.error(str(error))
     else:

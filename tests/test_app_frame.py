@@ -106,3 +106,13 @@ def test_a_failed_first_launch_training_is_reported_and_tried_again(tmp_path, mo
     assert any("Training the first model failed: out of memory" in error.value for error in at.error)
     at.run()  # the failed job was dropped: the next run trains again
     assert len(calls) == 2
+
+
+def test_the_app_listens_on_localhost_only_by_default():
+    """Streamlit's default listens on every interface, which opened training and uploads to the network."""
+    import tomllib
+
+    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["address"] == "localhost"
+    readme = (APP.parent / "README.md").read_text(encoding="utf-8")
+    assert "--server.address 0.0.0.0" in readme  # how to expose it deliberately

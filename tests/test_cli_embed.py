@@ -132,3 +132,143 @@ def test_bad_paths_fail_before_loading_the_model(tmp_path, input_file, capsys):
         err = capsys.readouterr().err
         assert err.startswith(message) and err.count("\n") == 1 and ".partial" not in err
     assert list((tmp_path / "out_dir").iterdir()) == []
+
+
+# -- nothing read is ever overwritten ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_model_files(tmp_path):
+    """Options and weights files that are never loaded: the refusals come before the model is read."""
+    directory = tmp_path / "w"
+    directory.mkdir()
+    options, weights = directory / "options.json", directory / "lm_weights.hdf5"
+    options.write_text("{}", encoding="utf-8")
+    weights.write_bytes(b"\x89HDF weights")
+    return options, weights
+
+
+def _refused(argv, capsys, message):
+    assert main(["embed", *argv, "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+
+
+def test_embed_never_writes_over_its_inputs(tmp_path, input_file, fake_model_files, capsys):
+    """`embed ok.txt w/lm_weights.hdf5 --weights w/lm_weights.hdf5` used to replace the weights with the output,
+    `embed same.txt same.txt` the text, exit 0."""
+    options, weights = fake_model_files
+    model = ["--options", str(options), "--weights", str(weights)]
+    link = tmp_path / "link.hdf5"
+    link.symlink_to(weights)
+    before = {path: path.read_bytes() for path in (options, weights, input_file)}
+    _refused([str(input_file), str(weights), *model], capsys,
+             f"output {weights} is the weights file ({weights}), and writing it would destroy it; choose another "
+             "output path")
+    _refused([str(input_file), str(options), *model], capsys, "is the options file")
+    _refused([str(input_file), str(input_file), *model], capsys, "is the input file")
+    _refused([str(input_file), str(link), *model], capsys, "is the weights file")  # symlinks are followed
+    relative = str(weights.parent / ".." / "w" / weights.name)
+    _refused([str(input_file), relative, *model], capsys, "is the weights file")
+    # OUTPUT.partial is written first: it must not be an input either
+    partial_input = tmp_path / "out.hdf5.partial"
+    partial_input.write_text("a sentence\n", encoding="utf-8")
+    _refused([str(partial_input), str(tmp_path / "out.hdf5"), *model], capsys,
+             f"temporary output file {partial_input} is the input file")
+    assert {path: path.read_bytes() for path in before} == before
+    assert partial_input.read_text(encoding="utf-8") == "a sentence\n"
+
+
+def test_embed_never_writes_into_the_model_directory(tmp_path, input_file, capsys):
+    model_dir = tmp_path / "D"
+    model_dir.mkdir()
+    (model_dir / "model.keras").write_bytes(b"PK model")
+    _refused([str(input_file), str(model_dir / "model.keras"), "--model-dir", str(model_dir)], capsys,
+             f"output {model_dir / 'model.keras'} lies inside the model directory ({model_dir}), which must stay as "
+             "it is; choose an output path outside it")
+    _refused([str(input_file), str(model_dir / "new.hdf5"), "--model-dir", str(model_dir)], capsys, "lies inside")
+    assert (model_dir / "model.keras").read_bytes() == b"PK model" and not (model_dir / "new.hdf5").exists()
+
+
+@pytest.mark.fixtures
+def test_the_library_refuses_too(model_files, tmp_path, input_file):
+    embedder = ElmoEmbedder(*model_files)
+    before = open(model_files[1], "rb").read()
+    with pytest.raises(ValueError, match="is the weights file"):
+        embedder.embed_file(input_file, model_files[1])
+    with pytest.raises(ValueError, match="is the input file"):
+        embedder.embed_file(input_file, input_file)
+    assert open(model_files[1], "rb").read() == before
+
+
+def test_an_empty_input_file_is_refused_like_a_blank_one(tmp_path, fake_model_files, capsys):
+    """An empty file used to give a 0-sentence HDF5 file with exit 0, while blank lines were refused."""
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    options, weights = fake_model_files
+    _refused([str(empty), str(tmp_path / "o.hdf5"), "--options", str(options), "--weights", str(weights)], capsys,
+             f"{empty} is empty: there is nothing to embed")
+    assert not (tmp_path / "o.hdf5").exists()
+
+
+def test_absurd_batch_sizes_are_argument_errors(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["embed", "in.txt", "out.hdf5", "--options", "o", "--weights", "w", "--batch-size", str(10**9)])
+    assert info.value.code == 2 and "--batch-size must be <= 65,536" in capsys.readouterr().err
+
+
+# -- interrupts -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def word_model_dir(tmp_path):
+    from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir
+    from elmo_keras.text.vocabulary import Vocabulary
+
+    vocabulary = Vocabulary(["the", "cat", "sat", "hello"], lowercase=True)
+    model = build_bilm_lm(get_preset("tiny"), len(vocabulary))
+    model.build((None, None))
+    model.vocabulary = vocabulary
+    return save_model_dir(model, tmp_path / "model")
+
+
+def test_a_stale_partial_file_is_replaced_and_removed(tmp_path, input_file, word_model_dir):
+    """After a SIGKILL, OUTPUT.partial stays behind; the next run writes over it and removes it."""
+    output = tmp_path / "out.hdf5"
+    stale = tmp_path / "out.hdf5.partial"
+    stale.write_bytes(b"left by a killed run")
+    assert main(["embed", str(input_file), str(output), "--model-dir", str(word_model_dir), "--quiet"]) == 0
+    assert not stale.exists()
+    with h5py.File(output, "r") as handle:
+        assert handle["0"].shape[1] == len(LINES[0].split())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signal_name, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_ctrl_c_and_sigterm_print_one_line_and_leave_no_partial_output(tmp_path, word_model_dir, signal_name, status,
+                                                                       word):
+    """Ctrl-C printed a full traceback; SIGTERM left OUTPUT.partial behind."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    big_input = tmp_path / "big.txt"
+    big_input.write_text("the cat sat on the mat hello the cat sat\n" * 400_000, encoding="utf-8")
+    output = tmp_path / "out.hdf5"
+    partial = tmp_path / "out.hdf5.partial"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "elmo_keras", "embed", str(big_input), str(output), "--model-dir",
+         str(word_model_dir), "--quiet"],
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    deadline = time.monotonic() + 120
+    while not partial.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert partial.exists(), "the embedding finished or failed before it could be interrupted"
+    time.sleep(0.5)
+    process.send_signal(getattr(signal, signal_name))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status
+    assert err == f"{word}: embed stopped (no incomplete output is left behind)\n"
+    assert not partial.exists() and not output.exists()

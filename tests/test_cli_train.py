@@ -87,3 +87,60 @@ def test_any_os_error_is_one_line(monkeypatch, capsys):
     monkeypatch.setitem(cli.COMMANDS, "train", cli.Command("train", cli.add_train_arguments, run))
     assert main(["train", "out"]) == 1
     assert capsys.readouterr().err == "error: /full/model.keras: No space left on device\n"
+
+
+def test_train_never_replaces_a_directory_holding_the_corpus_or_other_files(tmp_path, capsys, no_training):
+    corpus = tmp_path / "data" / "corpus.txt"
+    corpus.parent.mkdir()
+    corpus.write_text("the bank\n", encoding="utf-8")
+    cases = [
+        (tmp_path / "data", f"error: output directory {tmp_path / 'data'} holds the corpus ({corpus}), and saving "
+                            "replaces the whole directory; choose another output directory or move the file out"),
+        (tmp_path, "holds the corpus"),  # a parent of the corpus too
+    ]
+    for output, message in cases:
+        assert main(["train", str(output), "--corpus", str(corpus), "--preset", "tiny", "--quiet"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: output directory") and message in err and err.count("\n") == 1
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main(["train", str(project), "--preset", "tiny", "--quiet"]) == 1
+    assert "holds notes.txt, which is not part of a model directory" in capsys.readouterr().err
+    assert corpus.read_text(encoding="utf-8") == "the bank\n" and (project / "notes.txt").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--learning-rate", "inf"], "--learning-rate must be a finite number > 0, received inf"),
+    (["--learning-rate", "nan"], "--learning-rate must be a finite number > 0, received nan"),
+    (["--batch-size", str(10**6)], "--batch-size must be <= 65,536 (a batch is capped at the corpus size anyway), "
+                                   "received 1,000,000"),
+])
+def test_train_refuses_non_finite_and_absurd_settings(tmp_path, capsys, argv, message):
+    """`--learning-rate inf` used to save a NaN model with exit 0."""
+    with pytest.raises(SystemExit) as info:
+        main(["train", str(tmp_path / "m"), "--preset", "tiny", *argv])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_batch_larger_than_the_corpus_is_capped_with_a_note(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the bank\nthe river bank\n", encoding="utf-8")
+    assert main(["train", str(tmp_path / "m"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "1",
+                 "--batch-size", "1000", "--quiet"]) == 0
+    assert "note: --batch-size 1,000 was capped at the corpus size, 2 sentences" in capsys.readouterr().err
+    assert load_bilm(tmp_path / "m").config.batch_size == 2
+
+
+def test_a_diverging_training_is_an_error_and_keeps_the_previous_model(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the bank was closed\nwe sat by the river bank\n", encoding="utf-8")
+    argv = ["train", str(tmp_path / "m"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "2", "--quiet"]
+    assert main(argv) == 0
+    before = (tmp_path / "m" / "model.keras").read_bytes()
+    capsys.readouterr()
+    assert main([*argv, "--learning-rate", "1e38"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: training diverged: the loss became nan") and err.count("\n") == 1
+    assert (tmp_path / "m" / "model.keras").read_bytes() == before

@@ -11,9 +11,11 @@ from elmo_keras.explorer.model_store import (
     MODELS_DIR_ENV,
     SEQ2SEQ_DIR_NAME,
     ModelRef,
+    ModelsUnloadableError,
     find_model,
     list_models,
     load_model,
+    load_with_fallback,
     models_directory,
     preset_of,
     save_model,
@@ -99,3 +101,21 @@ def test_save_then_load_round_trip_and_the_ref_changes(tmp_path, tiny_model):
 def test_the_models_directory_lists_the_biLM_but_not_the_seq2seq_model(tiny_models_dir):
     assert [info.name for info in list_models(tiny_models_dir)] == [TINY_NAME]
     assert (tiny_models_dir / SEQ2SEQ_DIR_NAME / "model.keras").is_file()
+
+
+def test_load_with_fallback_takes_the_first_model_that_loads():
+    refs = [ModelRef("/m", name, 0) for name in ("a", "b", "c")]
+
+    def load(ref):
+        if ref.name != "c":
+            raise ValueError(f"/m/{ref.name}/model.keras is corrupted:\n  not a zip")
+        return "model c"
+
+    loaded = load_with_fallback(refs[1], refs, load=load)
+    assert loaded.ref == refs[2] and loaded.model == "model c"
+    assert loaded.failures == (("b", "/m/b/model.keras is corrupted: not a zip"),
+                               ("a", "/m/a/model.keras is corrupted: not a zip"))
+    assert load_with_fallback(refs[2], refs, load=load).failures == ()
+    with pytest.raises(ModelsUnloadableError, match="no saved model can be loaded: a: .*; b: .*") as info:
+        load_with_fallback(refs[0], refs[:2], load=load)
+    assert [name for name, _ in info.value.failures] == ["a", "b"]

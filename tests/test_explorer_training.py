@@ -24,7 +24,7 @@ def test_settings_follow_the_preset_and_are_checked():
         TrainingSettings("huge")
     with pytest.raises(ValueError, match="epochs must be a positive int"):
         TrainingSettings("toy", epochs=0)
-    with pytest.raises(ValueError, match="learning_rate must be > 0"):
+    with pytest.raises(ValueError, match="learning_rate must be a finite number > 0"):
         TrainingSettings("toy", learning_rate=0.0)
 
 

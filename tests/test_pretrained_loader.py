@@ -141,6 +141,53 @@ def test_wrong_shape(model_dir, tmp_path):
         load_pretrained_bilm(model_dir / "options.json", path)
 
 
+@pytest.mark.parametrize("damage, message", [
+    ("text", r"'CNN/b_cnn_0' holds \|S4 data, not numbers"),
+    ("nan", r"'CNN/b_cnn_0' holds 1 non-finite value\(s\) \(NaN or inf; the first at index \(2,\)\)"),
+])
+def test_damaged_tensor_is_named(model_dir, tmp_path, damage, message):
+    path = _copy_weights(model_dir, tmp_path)
+    with h5py.File(path, "a") as handle:
+        values = handle["CNN/b_cnn_0"][...]
+        del handle["CNN/b_cnn_0"]
+        if damage == "text":
+            values = np.array([b"abcd"] * len(values))
+        else:
+            values[2] = np.nan
+        handle.create_dataset("CNN/b_cnn_0", data=values)
+    with pytest.raises(WeightFileError, match=f"{re.escape(str(path))}: {message}"):
+        load_pretrained_bilm(model_dir / "options.json", path)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("lstm.dim", 10**9), ("lstm.n_layers", 10**8), ("char_cnn.filters", [[1, 10**6]]),
+    ("char_cnn.embedding.dim", 10**10),
+])
+def test_options_too_large_for_memory_name_the_field_before_the_weights_are_read(model_dir, tmp_path, field, value):
+    """lstm.dim = 1e9 used to end in a TensorFlow out-of-memory error."""
+    data = json.loads((model_dir / "options.json").read_text())
+    section, *rest = field.split(".")
+    target = data[section]
+    for part in rest[:-1]:
+        target = target[part]
+    target[rest[-1]] = value
+    if field == "lstm.dim":
+        data["lstm"]["projection_dim"] = 16
+    options = tmp_path / "options.json"
+    options.write_text(json.dumps(data))
+    with pytest.raises(OptionsError, match=rf"'{re.escape(field)}' .* is too large for this machine: the model would "
+                                           r"have [\d,]+ parameters, needing about [\d,.]+ GiB of memory") as info:
+        load_pretrained_bilm(options, tmp_path / "weights are not even read.hdf5")
+    assert info.value.key == field
+
+
+def test_parameter_count_of_the_options_is_exact(model_dir):
+    options = ElmoOptions.load(model_dir / "options.json")
+    bilm = bilm_from_options(options)
+    bilm.build((None, None, 50))
+    assert options.parameter_count() == bilm.count_params()
+
+
 def test_options_do_not_match_weights(model_dir, tmp_path):
     data = json.loads((model_dir / "options.json").read_text())
     data["lstm"]["projection_dim"] = 8

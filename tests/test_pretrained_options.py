@@ -75,7 +75,9 @@ def test_projection_equal_to_dim_means_no_projection_and_no_proj_clip():
         ("char_cnn.filters", [[1, 4], [2]], "'char_cnn.filters' must be a non-empty list"),
         ("char_cnn.max_characters_per_token", 30, "'char_cnn.max_characters_per_token' must be 50"),
         ("char_cnn.n_characters", 300, "'char_cnn.n_characters' must be one of"),
-        ("lstm.cell_clip", -1, "'lstm.cell_clip' must be a positive number or null"),
+        ("lstm.cell_clip", -1, "'lstm.cell_clip' must be a finite positive number or null"),
+        ("lstm.cell_clip", float("nan"), "'lstm.cell_clip' must be a finite positive number or null"),
+        ("lstm.proj_clip", float("inf"), "'lstm.proj_clip' must be a finite positive number or null"),
     ],
 )
 def test_invalid_field_is_named(field, value, message):

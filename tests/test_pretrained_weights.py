@@ -167,6 +167,21 @@ def test_take_tensor_names_file_tensor_and_shapes():
     assert take_tensor(tensors, "CNN/b_cnn_0", (4,), "w.hdf5").dtype == np.float32
 
 
+def test_take_tensor_refuses_text_and_non_finite_values():
+    """A string tensor used to fail with NumPy's "could not convert string to float", naming nothing; NaN/inf
+    used to load and give NaN vectors."""
+    strings = {"CNN/b_cnn_0": np.array([b"abcd"] * 4)}
+    with pytest.raises(WeightFileError, match=r"w.hdf5: 'CNN/b_cnn_0' holds \|S4 data, not numbers; the weight file "
+                                              r"is damaged"):
+        take_tensor(strings, "CNN/b_cnn_0", (4,), "w.hdf5")
+    broken = np.zeros((2, 3), np.float32)
+    broken[1, 2], broken[0, 1] = np.inf, np.nan
+    with pytest.raises(WeightFileError, match=r"'CNN/W_cnn_0' holds 2 non-finite value\(s\) \(NaN or inf; the first "
+                                              r"at index \(0, 1\)\)"):
+        take_tensor({"CNN/W_cnn_0": broken}, "CNN/W_cnn_0", (2, 3), "w.hdf5")
+    assert take_tensor({"t": np.arange(3)}, "t", (3,), "w.hdf5").tolist() == [0.0, 1.0, 2.0]  # ints are numbers
+
+
 @pytest.mark.fixtures
 @pytest.mark.parametrize("keep", [0.5, 0.99])
 def test_read_weight_file_truncated(model_dir, tmp_path, keep):

@@ -98,7 +98,7 @@ def test_argument_errors(kwargs, message):
 @pytest.mark.parametrize("overrides, message", [
     ({"epochs": 0}, "epochs must be a positive int, received 0"),
     ({"cell": "GRU"}, "cell must be one of ('gru', 'lstm'), received 'GRU'"),
-    ({"learning_rate": 0.0}, "learning_rate must be > 0, received 0.0"),
+    ({"learning_rate": 0.0}, "learning_rate must be a finite number > 0, received 0.0"),
 ])
 def test_config_errors(overrides, message):
     with pytest.raises(ValueError) as error:

@@ -14,7 +14,7 @@ import json
 import os
 import pathlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, load_bilm, save_model_dir
@@ -165,6 +165,45 @@ def validate_model_name(name: str, directory: str | os.PathLike | None = None, o
 def load_model(ref: ModelRef):
     """Load the ``BiLanguageModel`` ``ref`` points at (errors from ``load_bilm`` name the bad file)."""
     return load_bilm(ref.path)
+
+
+LOAD_ERRORS = (ValueError, OSError)  # what load_bilm raises for a broken model directory (the message names the file)
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """The model a page shows: ``ref`` and ``model``, and the models that failed to load before it, as
+    ``(name, message)`` pairs (empty when the requested model loaded)."""
+
+    ref: ModelRef
+    model: object
+    failures: tuple[tuple[str, str], ...] = ()
+
+
+def load_with_fallback(requested: ModelRef, candidates: Sequence[ModelRef], load=load_model) -> LoadedModel:
+    """Load ``requested``; if it fails, the first of ``candidates`` that loads.
+
+    Args:
+        load: the loader (the app passes its cached ``load_model``).
+
+    Raises:
+        ModelsUnloadableError: neither ``requested`` nor any candidate loads (the message lists each error).
+    """
+    failures = []
+    for ref in [requested, *(c for c in candidates if c != requested)]:
+        try:
+            return LoadedModel(ref, load(ref), tuple(failures))
+        except LOAD_ERRORS as error:
+            failures.append((ref.name, " ".join(str(error).split())))
+    raise ModelsUnloadableError(failures)
+
+
+class ModelsUnloadableError(ValueError):
+    """No saved biLM could be loaded; ``failures`` holds ``(name, message)`` for each."""
+
+    def __init__(self, failures):
+        self.failures = tuple(failures)
+        super().__init__("no saved model can be loaded: " + "; ".join(f"{name}: {message}" for name, message in failures))
 
 
 def save_model(model, directory: str | os.PathLike, name: str, preset: str | None = None,

@@ -17,6 +17,7 @@ import pandas as pd
 from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, ModelRef, save_model
 from elmo_keras.explorer.state import BUILT_IN
+from elmo_keras.limits import check_finite_positive
 from elmo_keras.models.presets import get_preset
 
 Progress = Callable[[int, dict], None]
@@ -36,8 +37,7 @@ class TrainingSettings:
         get_preset(self.preset)  # raises ValueError naming the unknown preset
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 1:
             raise ValueError(f"epochs must be a positive int, received {self.epochs!r}")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, received {self.learning_rate!r}")
+        check_finite_positive(self.learning_rate, "learning_rate")
 
     @classmethod
     def for_preset(cls, preset: str, seed: int = 0) -> "TrainingSettings":

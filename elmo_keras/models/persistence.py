@@ -12,14 +12,20 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import zipfile
 
+import numpy as np
+
 from elmo_keras._quiet import keras
+from elmo_keras.safe_files import entries_other_than, replace_directory, staging_directory
 from elmo_keras.text.vocabulary import Vocabulary
 
 MODEL_FILE = "model.keras"
 VOCABULARY_FILE = "vocabulary.json"
 SUMMARY_FILE = "training.json"
+# what a model directory may hold (the last: a leftover of saves before they were atomic)
+MODEL_DIR_ENTRIES = (MODEL_FILE, VOCABULARY_FILE, SUMMARY_FILE, MODEL_FILE + ".tmp.keras")
 # Keras's deserialization errors: "... config={...}. Exception encountered: <cause>" and
 # "Could not locate class 'X'. ... Full object config: {...}"
 KERAS_CAUSE_MARKER = "Exception encountered: "
@@ -31,26 +37,64 @@ ARCHITECTURE_FIELDS_OF_SEQ2SEQ = ("cell", "embedding_dim", "units", "num_layers"
 
 
 def save_model_dir(model, directory: str | os.PathLike) -> pathlib.Path:
-    """Write ``model`` into ``directory`` (created if needed).
+    """Write ``model`` into ``directory`` (created if needed), replacing a model saved there before in one step.
 
     ``model`` is a ``keras.Model`` carrying ``vocabulary``, ``training_summary`` and ``config`` (an object with
     ``to_dict()``, or None), as ``train_bilm`` and ``train_seq2seq`` leave them.
+
+    The three files are written into a hidden sibling directory, which then replaces ``directory`` in one
+    rename (``safe_files.replace_directory``): an interruption at any point leaves the previous model complete
+    (or the new one), never a new ``model.keras`` beside an old vocabulary. A symlink ``directory`` keeps
+    pointing where it did.
+
+    Raises:
+        ValueError: the model has no vocabulary, or a weight holding NaN or inf (whatever was saved before stays).
+        FileExistsError: ``directory`` is a file, or a directory holding files that are not part of a model
+            directory (saving replaces the whole directory, so they would be lost).
     """
     if getattr(model, "vocabulary", None) is None:
         raise ValueError("the model has no vocabulary; train it with train_bilm / train_seq2seq or set model.vocabulary")
+    nonfinite = first_nonfinite_weight(model)
+    if nonfinite is not None:
+        raise ValueError(f"the model has {nonfinite}; it is not saved (it would embed everything as NaN): retrain it "
+                         "with a lower learning rate")
     directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / (MODEL_FILE + ".tmp.keras")
-    keras.Model.save(model, tmp)  # write then rename: a crash never leaves a half-written model.keras
-    os.replace(tmp, directory / MODEL_FILE)
-    model.vocabulary.save(directory / VOCABULARY_FILE)
-    summary = dict(getattr(model, "training_summary", None) or {})
-    config = getattr(model, "config", None)
-    if config is not None:
-        summary["config"] = config.to_dict()
-    with open(directory / SUMMARY_FILE, "w", encoding="utf-8") as handle:
-        json.dump(summary, handle, indent=1)
+    check_save_target(directory)
+    staging = staging_directory(directory)
+    try:
+        keras.Model.save(model, staging / MODEL_FILE)
+        model.vocabulary.save(staging / VOCABULARY_FILE)
+        summary = dict(getattr(model, "training_summary", None) or {})
+        config = getattr(model, "config", None)
+        if config is not None:
+            summary["config"] = config.to_dict()
+        with open(staging / SUMMARY_FILE, "w", encoding="utf-8") as handle:
+            json.dump(summary, handle, indent=1)
+        replace_directory(staging, directory)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
     return directory
+
+
+def check_save_target(directory: str | os.PathLike) -> None:
+    """Check that ``save_model_dir`` may replace ``directory``: it is absent, or a directory holding at most the
+    files of a model directory.
+
+    Raises:
+        FileExistsError: naming the file, or the foreign entries found in the directory.
+    """
+    directory = pathlib.Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise FileExistsError(f"{directory} is an existing file, not a model directory; choose another name or "
+                              "remove the file")
+    foreign = entries_other_than(directory, MODEL_DIR_ENTRIES)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise FileExistsError(
+            f"{directory} holds {shown}, which {'is' if len(foreign) == 1 else 'are'} not part of a model directory; "
+            "saving replaces the whole directory, so choose a new or empty directory, or move them out first"
+        )
 
 
 def read_model_dir(directory: str | os.PathLike, model_class: type, config_class: type):
@@ -79,6 +123,10 @@ def read_model_dir(directory: str | os.PathLike, model_class: type, config_class
     model = _load_keras_model(directory / MODEL_FILE)
     if not isinstance(model, model_class):
         raise ValueError(f"{directory / MODEL_FILE} holds a {type(model).__name__}, not a {model_class.__name__}")
+    nonfinite = first_nonfinite_weight(model)
+    if nonfinite is not None:
+        raise ValueError(f"{directory / MODEL_FILE} has {nonfinite}: the model diverged while it was trained and "
+                         "would embed everything as NaN; retrain it with a lower learning rate")
     if model.vocab_size != len(vocabulary):
         raise ValueError(
             f"{directory / VOCABULARY_FILE} has {len(vocabulary)} tokens but the model predicts {model.vocab_size}: "
@@ -93,6 +141,17 @@ def read_model_dir(directory: str | os.PathLike, model_class: type, config_class
     model.training_summary = summary
     model.config = config
     return model
+
+
+def first_nonfinite_weight(model) -> str | None:
+    """``"N non-finite value(s) (NaN or inf) in 'layer/variable'"`` for the first weight of ``model`` holding
+    NaN or inf, or None if every weight is finite."""
+    for variable in model.weights:
+        values = np.asarray(keras.ops.convert_to_numpy(variable))
+        bad = int(values.size - np.count_nonzero(np.isfinite(values)))
+        if bad:
+            return f"{bad} non-finite value(s) (NaN or inf) in {variable.path!r}"
+    return None
 
 
 def check_config_matches_model(config, model, summary_path, model_path) -> None:

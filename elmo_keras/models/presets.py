@@ -8,9 +8,19 @@ from dataclasses import dataclass
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
+from elmo_keras.limits import (
+    char_cnn_parameters,
+    check_batch_size,
+    check_finite_positive,
+    largest_factor,
+    lstm_stack_parameters,
+    memory_shortfall,
+)
 from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.text.char_ids import NUM_CHAR_IDS
 
 ENCODERS = ("word", "char")
+TRAINING_COPIES = 4  # arrays of the model's size while training with Adam: weights, gradients, two moments
 PRECISIONS = ("float32", "mixed_bfloat16", "auto")
 
 
@@ -58,17 +68,48 @@ class BiLMConfig:
             raise ValueError(f"encoder must be one of {ENCODERS}, received {self.encoder!r}")
         if self.training_precision not in PRECISIONS:
             raise ValueError(f"training_precision must be one of {PRECISIONS}, received {self.training_precision!r}")
-        for name in ("embedding_dim", "units", "num_layers", "epochs", "batch_size"):
+        for name in ("embedding_dim", "units", "num_layers", "epochs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, received {value!r}")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, received {self.learning_rate!r}")
+        if self.projection_dim is not None and (
+            isinstance(self.projection_dim, bool) or not isinstance(self.projection_dim, int) or self.projection_dim < 1
+        ):
+            raise ValueError(f"projection_dim must be a positive int or None, received {self.projection_dim!r}")
+        check_batch_size(self.batch_size)
+        check_finite_positive(self.learning_rate, "learning_rate")
+        for name in ("cell_clip", "proj_clip"):
+            if getattr(self, name) is not None:
+                check_finite_positive(getattr(self, name), f"{name} (None for no clipping)")
+        if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)) or not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout must be a number in [0, 1), received {self.dropout!r}")
 
     @property
     def token_dim(self) -> int:
         """Width of the token representation ``x`` (= the LSTM output width, so ``[x; x]`` matches)."""
         return self.projection_dim or self.units
+
+    def size_fields(self, vocab_size: int) -> dict[str, int]:
+        """The fields that set the number of parameters (with the vocabulary size, as ``"vocabulary"``)."""
+        fields = {"vocabulary": vocab_size, "embedding_dim": self.embedding_dim, "units": self.units,
+                  "num_layers": self.num_layers}
+        if self.projection_dim is not None:
+            fields["projection_dim"] = self.projection_dim
+        return fields
+
+    def parameter_count(self, vocab_size: int, **sizes: int) -> int:
+        """Parameters of ``build_bilm_lm(self, vocab_size)``, or of that model with some ``size_fields`` replaced."""
+        fields = {**self.size_fields(vocab_size), **sizes}
+        vocabulary, embedding_dim, units = fields["vocabulary"], fields["embedding_dim"], fields["units"]
+        projection = fields.get("projection_dim")
+        token_dim = projection or units
+        if self.encoder == "word":
+            projection_layer = embedding_dim * token_dim + token_dim if embedding_dim != token_dim else 0
+            encoder = vocabulary * embedding_dim + projection_layer
+        else:
+            encoder = char_cnn_parameters(NUM_CHAR_IDS, embedding_dim, self.char_filters, self.n_highway, token_dim)
+        lstm = lstm_stack_parameters(token_dim, units, projection, fields["num_layers"])
+        return encoder + lstm + vocabulary * token_dim + vocabulary  # + the softmax shared by both directions
 
     def replace(self, **changes) -> "BiLMConfig":
         return dataclasses.replace(self, **changes)
@@ -111,6 +152,23 @@ def get_preset(preset: str | BiLMConfig | dict) -> BiLMConfig:
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)} or pass a BiLMConfig")
     return PRESETS[preset]
+
+
+def check_fits_in_memory(config: BiLMConfig, vocab_size: int) -> None:
+    """Refuse a config whose model cannot be trained in this machine's available memory.
+
+    Raises:
+        ValueError: naming the field that makes the model large (``units = 1,000,000,000``).
+    """
+    shortfall = memory_shortfall(config.parameter_count(vocab_size), copies=TRAINING_COPIES)
+    if shortfall is None:
+        return
+    sizes = config.size_fields(vocab_size)
+    field = largest_factor(lambda **fields: config.parameter_count(vocab_size, **fields), sizes)
+    if field == "vocabulary":
+        raise ValueError(f"a vocabulary of {vocab_size:,} words is too large for this machine: {shortfall}; "
+                         "pass a smaller vocabulary (e.g. the most frequent words) or use the char encoder")
+    raise ValueError(f"{field} = {sizes[field]:,} is too large for this machine: {shortfall}; check the value")
 
 
 def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguageModel:

@@ -25,7 +25,8 @@ import numpy as np
 
 from elmo_keras._quiet import keras
 from elmo_keras.models.persistence import read_model_dir, save_model_dir
-from elmo_keras.models.training import as_keras_callbacks, sentence_tokens
+from elmo_keras.limits import check_batch_size, check_finite_positive
+from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights, sentence_tokens
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
 from keras import ops
@@ -226,14 +227,14 @@ class Seq2SeqConfig:
     def __post_init__(self):
         if self.cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
-        for name in ("embedding_dim", "units", "num_layers", "epochs", "batch_size"):
+        for name in ("embedding_dim", "units", "num_layers", "epochs"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, received {value!r}")
+        check_batch_size(self.batch_size)
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), received {self.dropout!r}")
-        if not self.learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, received {self.learning_rate!r}")
+        check_finite_positive(self.learning_rate, "learning_rate")
 
     def model_kwargs(self) -> dict:
         return {k: getattr(self, k) for k in ("cell", "embedding_dim", "units", "num_layers", "dropout")}
@@ -301,6 +302,7 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
         TypeError: an item of ``pairs`` is not a ``(source, target)`` pair, a side is not a string or a list of
             str words, or ``callbacks`` is not a list (the message names the pair index).
         ValueError: ``pairs`` is empty, a source or target has no words, or a bad config field.
+        TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     from elmo_keras.data.seq2seq import seq2seq_pairs
 
@@ -320,7 +322,8 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
     started = time.perf_counter()
     history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
-                        callbacks=adapters, verbose=verbose)
+                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)
+    check_finite_weights(model, "the trained model")
     model.vocabulary, model.config = vocabulary, config
     model.training_summary = {
         "config": config.to_dict(), "seed": int(seed), "num_pairs": len(pairs),

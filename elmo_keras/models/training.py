@@ -13,7 +13,8 @@ from elmo_keras._quiet import keras
 from elmo_keras._backend import gathered_batches, has_native_bfloat16
 from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.models.inference import lm_logits
-from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, get_preset
+from elmo_keras.models.persistence import first_nonfinite_weight
+from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, check_fits_in_memory, get_preset
 from elmo_keras.text.batching import encode_characters, encode_word_ids
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.tokenizer import tokenize
@@ -197,6 +198,62 @@ def training_batches(batches: ShuffledBatches, epochs: int):
     return gathered_batches(inputs, targets, np.asarray(plan, np.int32), np.asarray(lengths, np.int32))
 
 
+class TrainingDivergedError(ValueError):
+    """The training loss or the trained weights became NaN or infinite (nothing is saved or returned)."""
+
+
+class StopOnNonFiniteLoss(keras.callbacks.Callback):
+    """Raises ``TrainingDivergedError`` as soon as a batch's loss is NaN or infinite.
+
+    Keras's own ``TerminateOnNaN`` only stops ``fit``, which then returns a NaN model as if all went well.
+    """
+
+    def __init__(self, learning_rate: float):
+        super().__init__()
+        self.learning_rate = learning_rate
+        self.epoch = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch + 1
+
+    def on_train_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(float(loss)):
+            raise TrainingDivergedError(
+                f"training diverged: the loss became {float(loss)} in epoch {self.epoch}, batch {batch + 1}; lower "
+                f"the learning rate (it was {self.learning_rate:g}) and train again"
+            )
+
+
+def check_finite_perplexities(scores: dict, learning_rate: float) -> dict:
+    """``scores`` (``perplexities``' result on the training corpus) if both are finite.
+
+    A perplexity overflows only past a mean loss of ~709 nats per token, hundreds of times a uniform guess's
+    ``log(vocabulary size)``: the weights are finite but the model has diverged.
+
+    Raises:
+        TrainingDivergedError: naming the learning rate.
+    """
+    if not all(math.isfinite(value) for value in scores.values()):
+        raise TrainingDivergedError(
+            f"training diverged: the trained model's perplexity on its own training corpus is "
+            f"{scores['forward_perplexity']} / {scores['backward_perplexity']} (forward / backward); lower the "
+            f"learning rate (it was {learning_rate:g}) and train again"
+        )
+    return scores
+
+
+def check_finite_weights(model: keras.Model, what: str) -> None:
+    """Raise if a weight of ``model`` holds NaN or inf.
+
+    Raises:
+        TrainingDivergedError: naming ``what`` (e.g. "the trained model"), the variable and the count.
+    """
+    problem = first_nonfinite_weight(model)
+    if problem is not None:
+        raise TrainingDivergedError(f"{what} has {problem}: training diverged; lower the learning rate and train again")
+
+
 class _ProgressAdapter(keras.callbacks.Callback):
     """Calls ``fn(epoch, logs)`` after every epoch (epochs counted from 1)."""
 
@@ -265,7 +322,9 @@ def train_bilm(
     Args:
         corpus: sentences (strings or token lists); default: the polysemy corpus's training split.
         preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
-        epochs, learning_rate, batch_size: override the preset's training defaults.
+        epochs, learning_rate, batch_size: override the preset's training defaults. A ``batch_size`` larger
+            than the corpus is capped at the corpus size (``model.config.batch_size`` is the batch trained
+            with; ``training_summary["requested_batch_size"]`` records the value asked for).
         seed: seeds Python, NumPy and the backend (weights, dropout, shuffling).
         callbacks: Keras callbacks and/or plain functions ``fn(epoch, logs)`` called after each epoch with
             ``loss``, ``forward_perplexity``, ``backward_perplexity``.
@@ -281,7 +340,10 @@ def train_bilm(
     Raises:
         TypeError: ``corpus`` or ``heldout`` is a single str or holds a sentence that is not a str or a list of
             str tokens, or ``callbacks`` is not a list of callbacks/functions (checked before training starts).
-        ValueError: an empty sentence, an empty corpus, or a bad preset or override.
+        ValueError: an empty sentence, an empty corpus, a bad preset or override (non-finite numbers and
+            batch sizes above ``limits.MAX_BATCH_SIZE`` included), or a model too large for this machine's
+            memory (naming the field).
+        TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     config = get_preset(preset)
     overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size)) if v is not None}
@@ -296,6 +358,10 @@ def train_bilm(
     sentences = as_token_lists(corpus)
     heldout_sentences = as_token_lists(heldout, "heldout") if heldout is not None else None
     vocabulary = vocabulary or Vocabulary.from_corpus(sentences, lowercase=config.lowercase)
+    check_fits_in_memory(config, len(vocabulary))
+    requested_batch_size = config.batch_size
+    if config.batch_size > len(sentences):  # a bigger batch would only be padded with empty rows
+        config = config.replace(batch_size=len(sentences))
 
     keras.utils.set_random_seed(int(seed))
     precision = resolve_training_precision(config.training_precision)
@@ -315,9 +381,10 @@ def train_bilm(
     started = time.perf_counter()
     history = model.fit(
         training_batches(batches, config.epochs), epochs=config.epochs, steps_per_epoch=len(batches), shuffle=False,
-        callbacks=keras_callbacks, verbose=verbose,
+        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *keras_callbacks], verbose=verbose,
     )
     seconds = time.perf_counter() - started
+    check_finite_weights(model, "the trained model")  # the last update can break the weights after a finite loss
     if precision != "float32":  # hand back a float32 model with the trained weights (they are float32 already)
         trained, model = model, built_model()
         model.set_weights(trained.get_weights())
@@ -332,9 +399,11 @@ def train_bilm(
         "vocab_size": len(vocabulary),
         "train_seconds": round(seconds, 2),
         "history": {k: [float(v) for v in values] for k, values in history.history.items()},
-        "train": perplexities(model, sentences),
+        "train": check_finite_perplexities(perplexities(model, sentences), config.learning_rate),
         "train_unigram_perplexity": unigram_perplexity(sentences, sentences, vocabulary),
     }
+    if requested_batch_size != config.batch_size:
+        summary["requested_batch_size"] = requested_batch_size
     if heldout_sentences:
         summary["heldout"] = perplexities(model, heldout_sentences)
         summary["heldout_unigram_perplexity"] = unigram_perplexity(sentences, heldout_sentences, vocabulary)

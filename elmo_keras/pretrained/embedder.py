@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -13,6 +13,8 @@ from elmo_keras._backend import compile_for_inference
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.limits import check_batch_size
+from elmo_keras.safe_files import refuse_overwriting
 from elmo_keras.text.batching import encode_characters, encode_word_ids
 from elmo_keras.text.vocabulary import Vocabulary
 from keras import ops
@@ -22,6 +24,8 @@ SENTENCE_TO_INDEX = "sentence_to_index"  # the dataset name AllenNLP's `elmo` co
 EXECUTION_MODES = ("graph", "xla", "eager")
 DEFAULT_TIME_BUCKET = 16  # "xla": pad the time axis to a multiple of this so that few shapes get compiled
 SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth of sentences by length
+EMPTY_INPUT = "{path} is empty: there is nothing to embed; give a file with one sentence per line"
+PARTIAL_SUFFIX = ".partial"  # embed_file writes OUTPUT.partial, then renames it to OUTPUT
 
 # (sentences, time) -> model input with <S>/</S> and padding to `time` steps
 InputEncoder = Callable[[Sequence[Sequence[str]], int], np.ndarray]
@@ -107,6 +111,9 @@ class ElmoEmbedder:
             raise ValueError(f"time_bucket must be a positive int, received {time_bucket!r}")
         self.stateful = bool(stateful)
         self.encoder = encoder
+        # what embed_file must never write over: the files this embedder was loaded from
+        self.source_files = {"the options file": options_file, "the weights file": weight_file}
+        self.source_directories: dict[str, str | os.PathLike] = {}
         self.bilm = _with_statefulness(bilm, self.stateful, encoder)
         self.execution = "eager" if self.stateful else execution
         self.time_bucket = time_bucket if self.execution == "xla" else 1
@@ -125,7 +132,9 @@ class ElmoEmbedder:
         model = load_bilm(path)
         bilm = model.bilm
         encoder = encode_characters if isinstance(bilm.token_encoder, CharCNN) else WordIdEncoder(model.vocabulary)
-        return cls(stateful=stateful, bilm=bilm, encoder=encoder, **kwargs)
+        embedder = cls(stateful=stateful, bilm=bilm, encoder=encoder, **kwargs)
+        embedder.source_directories = {"the model directory": path}
+        return embedder
 
     # -- embedding ----------------------------------------------------------------------------------------------
 
@@ -172,7 +181,7 @@ class ElmoEmbedder:
         that batches need little padding (the order of the results is restored). Stateful mode keeps the
         input order, as row ``i`` of each batch continues row ``i``'s state.
         """
-        _check_batch_size(batch_size)
+        check_batch_size(batch_size)
         return self._embed_stream(sentences, batch_size)
 
     def _embed_stream(self, sentences, batch_size, on_batch=None):
@@ -212,7 +221,9 @@ class ElmoEmbedder:
         `(num_layers, tokens, dim)` for ``output_format="all"``, `(tokens, dim)` for ``"top"`` (last layer)
         and ``"average"`` (mean of the layers), plus ``"sentence_to_index"``: a 1-element string dataset
         with JSON mapping each sentence text to its dataset name. The file is written to a temporary name
-        and renamed at the end, so a failure never leaves a partial output.
+        and renamed at the end, so a failure never leaves a partial output. The output (and its temporary
+        name, ``output_file + ".partial"``) may not be the input, nor a file or directory the embedder was
+        loaded from.
 
         Args:
             progress: called as ``progress(done, total)`` after each batch.
@@ -224,8 +235,10 @@ class ElmoEmbedder:
             FileNotFoundError: ``input_file`` is missing, or ``output_file``'s directory does not exist.
             IsADirectoryError: ``input_file`` or ``output_file`` is a directory.
             NotADirectoryError, PermissionError: ``output_file``'s directory is a file or is not writable.
-            ValueError: a blank line (named by its 1-based line number), input that is not UTF-8 (named by
-                byte offset), or an unknown ``output_format``.
+            ValueError: an empty input file, a blank line (named by its 1-based line number), input that is
+                not UTF-8 (named by byte offset), or an unknown ``output_format``.
+            OutputOverwritesInputError (a ValueError): ``output_file`` is the input or a file the embedder
+                was loaded from, or lies inside its model directory.
 
             All of these are raised before anything is embedded.
         """
@@ -233,10 +246,11 @@ class ElmoEmbedder:
 
         if output_format not in OUTPUT_FORMATS:
             raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, received {output_format!r}")
-        _check_batch_size(batch_size)
+        check_batch_size(batch_size)
+        input_file, output_file = check_embed_paths(input_file, output_file, self.source_files,
+                                                    self.source_directories)
         texts = read_sentence_file(input_file)
-        output_file = check_output_file(output_file)
-        partial = output_file + ".partial"
+        partial = output_file + PARTIAL_SUFFIX
         total = len(texts)
         sentence_to_index: dict[str, str] = {}
         embedded_count = 0
@@ -274,11 +288,14 @@ class ElmoEmbedder:
 def read_sentence_file(path: str | os.PathLike) -> list[str]:
     """The stripped lines of a UTF-8 text file (a leading byte-order mark is dropped).
 
+    One rule for empty input: a file must hold at least one sentence, and every line must hold one, so an
+    empty file is refused like a file of blank lines (nothing is written for either).
+
     Raises:
         FileNotFoundError: no such file.
         IsADirectoryError: ``path`` is a directory.
         ValueError: a byte sequence that is not UTF-8 (the message gives the byte offset and line number),
-            or a blank line (1-based line number).
+            a blank line (1-based line number), or an empty file.
     """
     path = check_input_file(path)
     texts, offset = [], 0
@@ -297,22 +314,46 @@ def read_sentence_file(path: str | os.PathLike) -> list[str]:
                 raise ValueError(f"{path}: line {number} is blank; every line must hold one sentence")
             texts.append(text)
             offset += len(raw)
+    if not texts:
+        raise ValueError(EMPTY_INPUT.format(path=path))
     return texts
 
 
 def check_input_file(path: str | os.PathLike) -> str:
-    """``path`` as a str, checked to be an existing file (not a directory).
+    """``path`` as a str, checked to be an existing, non-empty file (not a directory).
 
     Raises:
         FileNotFoundError: no such file.
         IsADirectoryError: ``path`` is a directory.
+        ValueError: the file is empty (0 bytes; see ``read_sentence_file`` for blank lines).
     """
     path = os.fspath(path)
     if os.path.isdir(path):
         raise IsADirectoryError(f"input {path} is a directory; pass a text file with one sentence per line")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"input file not found: {path}")
+    if os.path.getsize(path) == 0:
+        raise ValueError(EMPTY_INPUT.format(path=path))
     return path
+
+
+def check_embed_paths(input_file, output_file, source_files: Mapping[str, str | os.PathLike | None],
+                      source_directories: Mapping[str, str | os.PathLike | None]) -> tuple[str, str]:
+    """``(input_file, output_file)`` as str, checked (``check_input_file``, ``check_output_file``) and checked
+    not to destroy what is read: neither the output nor its temporary ``.partial`` file may be the input or one
+    of ``source_files``, or lie inside one of ``source_directories`` (``{description: path}``, None skipped).
+
+    Raises:
+        FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError: see the two checks.
+        OutputOverwritesInputError: the output would replace something read (both paths named).
+    """
+    input_file = check_input_file(input_file)
+    output_file = check_output_file(output_file)
+    files = {"the input file": input_file, **source_files}
+    refuse_overwriting(output_file, files, source_directories)
+    refuse_overwriting(output_file + PARTIAL_SUFFIX, files, source_directories,
+                       what="temporary output file")
+    return input_file, output_file
 
 
 def check_output_file(path: str | os.PathLike) -> str:
@@ -337,11 +378,6 @@ def check_output_file(path: str | os.PathLike) -> str:
     if not os.access(directory, os.W_OK | os.X_OK):
         raise PermissionError(f"cannot write {path}: no permission to write in {directory}")
     return path
-
-
-def _check_batch_size(batch_size) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, received {batch_size!r}")
 
 
 def _check_batch(sentences) -> None:

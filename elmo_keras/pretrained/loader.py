@@ -13,8 +13,9 @@ import os
 import numpy as np
 
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.limits import largest_factor, memory_shortfall
 from elmo_keras.layers.char_cnn import CharCNN
-from elmo_keras.pretrained.options import ElmoOptions
+from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import (
     BACKWARD,
     CHAR_EMBEDDING,
@@ -34,9 +35,16 @@ from elmo_keras.pretrained.weights import (
 )
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
+LOADING_COPIES = 2  # while loading: the weight file's arrays and the model's variables
+
 
 def bilm_from_options(options: ElmoOptions, stateful: bool = False, name: str = "elmo_bilm") -> BiLM:
-    """An unbuilt, randomly initialised ``BiLM`` (``CharCNN`` encoder) with the architecture of ``options``."""
+    """An unbuilt, randomly initialised ``BiLM`` (``CharCNN`` encoder) with the architecture of ``options``.
+
+    Raises:
+        OptionsError: the model would not fit in this machine's memory (naming the field that makes it large).
+    """
+    check_fits_in_memory(options)
     cnn, lstm = options.char_cnn, options.lstm
     encoder = CharCNN(
         embedding_dim=cnn.embedding_dim,
@@ -61,6 +69,22 @@ def bilm_from_options(options: ElmoOptions, stateful: bool = False, name: str = 
     )
 
 
+def check_fits_in_memory(options: ElmoOptions) -> None:
+    """Refuse options whose biLM (and a copy of its weights while loading) cannot fit in available memory.
+
+    Raises:
+        OptionsError: naming the size field that makes the model large (``lstm.dim = 1,000,000,000``).
+    """
+    shortfall = memory_shortfall(options.parameter_count(), copies=LOADING_COPIES)
+    if shortfall is None:
+        return
+    sizes = options.size_fields()
+    field = largest_factor(options.parameter_count, sizes)
+    value = f"(with {sizes[field]:,} filters in all)" if field == "char_cnn.filters" else f"= {sizes[field]:,}"
+    raise OptionsError(options.source, field,
+                       f"{value} is too large for this machine: {shortfall}; check the value (a typo?)")
+
+
 def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.PathLike, stateful: bool = False) -> BiLM:
     """The original ELMo biLM as a built ``BiLM`` layer with the pretrained weights.
 
@@ -82,8 +106,8 @@ def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.
             options fields it comes from), or the file has biLM tensors the options do not use (listed).
     """
     options = ElmoOptions.load(options_file)
+    bilm = bilm_from_options(options, stateful=stateful)  # checks the size before the weights are read
     tensors = read_weight_file(weight_file)
-    bilm = bilm_from_options(options, stateful=stateful)
     bilm.build((None, None, MAX_CHARS_PER_TOKEN))
     set_pretrained_weights(bilm, options, tensors, os.fspath(weight_file))
     return bilm

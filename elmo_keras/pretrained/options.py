@@ -14,9 +14,11 @@ Every error is an ``OptionsError`` naming the file and the dotted field (``lstm.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 
+from elmo_keras.limits import char_cnn_parameters, lstm_stack_parameters
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
 # bilm-tf trains with 261 character ids and asks for n_characters=262 at inference (one extra id for padding);
@@ -150,6 +152,28 @@ class ElmoOptions:
         )
         return cls(char_cnn=char_cnn, lstm=lstm, source=source)
 
+    def size_fields(self) -> dict[str, int]:
+        """The fields that set the number of parameters, by their dotted names (the filters by their total count)."""
+        return {
+            "char_cnn.embedding.dim": self.char_cnn.embedding_dim,
+            "char_cnn.filters": self.char_cnn.n_filters,
+            "char_cnn.n_highway": self.char_cnn.n_highway,
+            "lstm.dim": self.lstm.dim,
+            "lstm.projection_dim": self.lstm.projection_dim,
+            "lstm.n_layers": self.lstm.n_layers,
+        }
+
+    def parameter_count(self, **sizes: int) -> int:
+        """The biLM's number of parameters (``bilm_from_options``), or that with some ``size_fields`` replaced
+        (a replaced ``char_cnn.filters`` count stands for that many filters of width 1)."""
+        fields = {**self.size_fields(), **sizes}
+        filters = ((1, sizes["char_cnn.filters"]),) if "char_cnn.filters" in sizes else self.char_cnn.filters
+        projection_dim, units = fields["lstm.projection_dim"], fields["lstm.dim"]
+        char_cnn = char_cnn_parameters(NUM_CHAR_IDS, fields["char_cnn.embedding.dim"], filters,
+                                       fields["char_cnn.n_highway"], projection_dim)
+        projection = projection_dim if projection_dim < units else None
+        return char_cnn + lstm_stack_parameters(projection_dim, units, projection, fields["lstm.n_layers"])
+
     def to_dict(self) -> dict:
         """The options in the original JSON layout (``options.json`` round trip)."""
         return {
@@ -210,6 +234,7 @@ class _FieldReader:
         value = self.get(field, object, default=None)
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise OptionsError(self.source, field, f"must be a positive number or null, received {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise OptionsError(self.source, field, f"must be a finite positive number or null (no clipping), "
+                                                   f"received {value!r}")
         return float(value)

@@ -28,6 +28,7 @@ TF_LSTM_FORGET_BIAS = 1.0  # tf.nn.rnn_cell.LSTMCell(forget_bias=1.0) adds this 
 FORWARD, BACKWARD = 0, 1  # the d in RNN_{d}
 CHAR_EMBEDDING = "char_embed"
 MAX_LISTED_TENSORS = 8  # in the "unused tensors" error
+NUMERIC_KINDS = "iuf"  # NumPy dtype kinds a weight tensor may have: int, unsigned, float
 
 
 class WeightFileError(PretrainedFileError):
@@ -90,11 +91,13 @@ def read_weight_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple, path, because: str = "") -> np.ndarray:
-    """``tensors[name]`` as float32 after checking that it exists and has ``expected_shape``.
+    """``tensors[name]`` as float32 after checking that it exists, has ``expected_shape``, holds numbers and
+    every one of them is finite.
 
     Raises:
-        WeightFileError: naming ``path``, ``name``, the expected and the received shape (and ``because``:
-            the options fields the expected shape comes from).
+        WeightFileError: naming ``path`` and ``name``, and the expected and the received shape (and ``because``:
+            the options fields the expected shape comes from), the non-numeric type, or the count and first
+            position of NaN/inf values.
     """
     reason = f" (from {because})" if because else ""
     if name not in tensors:
@@ -106,7 +109,20 @@ def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple
             f"has shape {tuple(value.shape)} but {tuple(expected_shape)} was expected{reason}; "
             "do the options and weight files belong to the same model?",
         )
-    return value.astype(np.float32)
+    if value.dtype.kind not in NUMERIC_KINDS:
+        raise WeightFileError(
+            path, name, f"holds {value.dtype} data, not numbers; the weight file is damaged or was not written by "
+            "bilm-tf's dump_weights: download or copy it again",
+        )
+    value = value.astype(np.float32)
+    finite = np.isfinite(value)
+    if not finite.all():
+        first = tuple(int(i) for i in np.argwhere(~finite)[0])
+        raise WeightFileError(
+            path, name, f"holds {int((~finite).sum())} non-finite value(s) (NaN or inf; the first at index {first}): "
+            "the weights are damaged or come from a diverged training run; use an intact weight file",
+        )
+    return value
 
 
 def is_bilm_tensor(name: str) -> bool:

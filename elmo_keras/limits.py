@@ -1,0 +1,96 @@
+"""Sizes refused before any work starts: absurd batch sizes and models that cannot fit in memory.
+
+A batch of a million sentences, or an ``lstm.dim`` of a billion, used to run for minutes and end in an
+out-of-memory error deep in TensorFlow. These checks turn them into one clear error naming the setting.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+# Far above any useful biLM batch (bilm-tf trained with 128 per device), far below what exhausts a machine.
+MAX_BATCH_SIZE = 65_536
+FLOAT32_BYTES = 4
+
+
+def check_batch_size(value, name: str = "batch_size") -> int:
+    """``value`` if it is an int in ``[1, MAX_BATCH_SIZE]``.
+
+    Raises:
+        ValueError: naming ``name`` and the value received.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, received {value!r}")
+    if value > MAX_BATCH_SIZE:
+        raise ValueError(f"{name} = {value:,} is far more sentences per batch than is useful (at most "
+                         f"{MAX_BATCH_SIZE:,}); a batch is capped at the corpus size anyway: use e.g. 32–128")
+    return value
+
+
+def check_finite_positive(value, name: str) -> float:
+    """``value`` as a float if it is a finite number > 0.
+
+    Raises:
+        ValueError: naming ``name`` and the value received (NaN and infinities included).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, received {value!r}")
+    return float(value)
+
+
+def available_memory_bytes() -> int | None:
+    """Memory the system can give a new allocation now (``MemAvailable``), else physical memory; None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_shortfall(parameters: int, copies: int) -> str | None:
+    """None if ``copies`` float32 copies of ``parameters`` fit in available memory, else a sentence saying why not.
+
+    ``copies``: how many arrays of the model's size the work holds at once (2 to load weights: the file's
+    arrays and the variables; 4 to train with Adam: weights, gradients, two moments).
+    """
+    needed = parameters * FLOAT32_BYTES * copies
+    available = available_memory_bytes()
+    if available is None or needed <= available:
+        return None
+    return (f"the model would have {parameters:,} parameters, needing about {_gigabytes(needed)} of memory, but "
+            f"{_gigabytes(available)} is available")
+
+
+def lstm_stack_parameters(input_dim: int, units: int, projection_dim: int | None, num_layers: int) -> int:
+    """Parameters of ``num_layers`` LSTM layers in each of two directions (kernels, biases, projections)."""
+    output_dim = projection_dim or units
+    first = (input_dim + output_dim) * 4 * units + 4 * units
+    later = (output_dim + output_dim) * 4 * units + 4 * units
+    projections = units * projection_dim if projection_dim else 0
+    return 2 * (first + (num_layers - 1) * later + num_layers * projections)
+
+
+def char_cnn_parameters(n_characters: int, embedding_dim: int, filters, n_highway: int, projection_dim: int) -> int:
+    """Parameters of a ``CharCNN``: character embedding, convolutions, highway layers and the projection."""
+    n_filters = sum(count for _, count in filters)
+    convolutions = sum(width * embedding_dim * count + count for width, count in filters)
+    highway = n_highway * 2 * (n_filters * n_filters + n_filters)
+    return n_characters * embedding_dim + convolutions + highway + n_filters * projection_dim + projection_dim
+
+
+def largest_factor(count, sizes: dict[str, int]) -> str:
+    """The name in ``sizes`` whose value drives ``count(**sizes)`` most: the one whose reduction to 1 shrinks the
+    count by the largest factor."""
+    total = count(**sizes)
+    return max(sizes, key=lambda name: total / max(1, count(**{**sizes, name: 1})))
+
+
+def _gigabytes(size: int) -> str:
+    return f"{size / 2**30:,.1f} GiB"
