@@ -21,6 +21,7 @@ PAGES = [
     st.Page("pages/pca.py", title="PCA per layer", icon=":material/scatter_plot:"),
     st.Page("pages/layer_weights.py", title="Layer weights", icon=":material/tune:"),
     st.Page("pages/decoding.py", title="Decoding", icon=":material/account_tree:"),
+    st.Page("pages/tagging.py", title="Tagging", icon=":material/label:"),
     st.Page("pages/corpus_training.py", title="Corpus & training", icon=":material/edit_note:"),
 ]
 

@@ -42,6 +42,17 @@ def tiny_model(tiny_models_dir):
     return load_model(find_model(tiny_models_dir, TINY_NAME).ref)
 
 
+@pytest.fixture(scope="session")
+def tagging_models_dir(tiny_models_dir):
+    """``tiny_models_dir`` with the Tagging page's two taggers too (1 epoch each: the page's plumbing, not its
+    accuracy)."""
+    from elmo_keras.explorer.tagging import tagger_refs, train_default_taggers
+
+    if tagger_refs(tiny_models_dir) is None:
+        train_default_taggers(tiny_models_dir, bilm_epochs=1, tagger_epochs=1, taglm_epochs=1)
+    return tiny_models_dir
+
+
 # -- app tests -----------------------------------------------------------------------------------------------
 APP = pathlib.Path(__file__).resolve().parents[1] / "app.py"
 APP_TIMEOUT = 60

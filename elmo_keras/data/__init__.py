@@ -1,5 +1,5 @@
 """Data shipped with the package: the toy polysemy corpus (``polysemy.tsv``), the toy seq2seq pairs
-(``seq2seq_pairs.tsv``) and their loaders."""
+(``seq2seq_pairs.tsv``), the synthetic tagging data (``*.conll``, ``tagging_unlabelled.txt``) and their loaders."""
 
 from elmo_keras.data.polysemy import (
     POS_TAGS,
@@ -10,8 +10,18 @@ from elmo_keras.data.polysemy import (
     polysemy_sentences,
 )
 from elmo_keras.data.seq2seq import SEQ2SEQ_SPLITS, load_seq2seq_pairs, seq2seq_pairs, seq2seq_references
+from elmo_keras.data.tagging import (
+    FRAME_ELEMENTS,
+    FRAME_LABELS,
+    NER_LABELS,
+    frame_examples,
+    ner_examples,
+    pos_examples,
+    tagging_unlabelled_sentences,
+)
 
 __all__ = [
-    "POS_TAGS", "SENSES", "SEQ2SEQ_SPLITS", "SPLITS", "TARGET_WORDS", "load_polysemy", "load_seq2seq_pairs",
-    "polysemy_sentences", "seq2seq_pairs", "seq2seq_references",
+    "FRAME_ELEMENTS", "FRAME_LABELS", "NER_LABELS", "POS_TAGS", "SENSES", "SEQ2SEQ_SPLITS", "SPLITS", "TARGET_WORDS",
+    "frame_examples", "load_polysemy", "load_seq2seq_pairs", "ner_examples", "polysemy_sentences", "pos_examples",
+    "seq2seq_pairs", "seq2seq_references", "tagging_unlabelled_sentences",
 ]

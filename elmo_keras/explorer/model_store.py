@@ -24,7 +24,8 @@ MODELS_DIR_ENV = "ELMO_KERAS_MODELS_DIR"
 DEFAULT_MODEL_NAME = "toy"
 DEFAULT_PRESET = "toy"
 SEQ2SEQ_DIR_NAME = "seq2seq-toy"  # the decoding page's model lives beside the biLMs under this reserved name
-RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME})
+TAGGER_DIR_NAME, TAGLM_DIR_NAME = "tagger-toy", "taglm-toy"  # the tagging page's models, reserved too
+RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME})
 MAX_NAME_LENGTH = 64
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
 _TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate")
@@ -156,7 +157,8 @@ def validate_model_name(name: str, directory: str | os.PathLike | None = None, o
         raise ValueError(f"The name {name!r} contains {' '.join(repr(c) for c in bad)}: "
                          "use only letters, digits, - and _.")
     if name in RESERVED_NAMES:
-        raise ValueError(f"The name {name!r} is reserved for the decoding page's model; choose another one.")
+        raise ValueError(f"The name {name!r} is reserved for the decoding or tagging page's models; "
+                         "choose another one.")
     if directory is not None and (pathlib.Path(directory) / name).exists() and not overwrite:
         raise ValueError(f"A model called {name!r} already exists; choose another name or tick 'overwrite'.")
     return name

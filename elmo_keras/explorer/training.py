@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, ModelRef, save_model
 from elmo_keras.explorer.state import BUILT_IN
@@ -130,36 +130,19 @@ def train_default_model(directory: str | os.PathLike, progress: Progress | None 
     return train_and_save(builtin_corpus(), settings, directory, DEFAULT_MODEL_NAME, BUILT_IN, progress, overwrite=True)
 
 
-class BackgroundTraining:
-    """The first-launch training, run in a background thread and shared by every session of the app process.
-
-    The page that shows it only polls (``wait``, ``history``, ``done``, ``error``), so a click or a second
-    browser tab during training reruns that page without restarting or duplicating the training.
-    """
+class BackgroundTraining(BackgroundJob):
+    """The first-launch training (``train_default_model``) in a background thread, shared by every session of the
+    app process (see ``BackgroundJob``); ``ref`` is the saved model once done, ``history`` the epochs so far."""
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = directory
         self.settings = TrainingSettings.for_preset(DEFAULT_PRESET)
         self.history = LiveHistory(self.settings.epochs)
-        self.ref: ModelRef | None = None
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="elmo-keras-first-launch", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.ref = train_default_model(self.directory, progress=self.history)
-        except BaseException as error:  # reported to whoever polls; the thread must not die silently
-            self.error = error
+        super().__init__(lambda: train_default_model(directory, progress=self.history), "elmo-keras-first-launch")
 
     @property
-    def done(self) -> bool:
-        return not self._thread.is_alive()
-
-    def wait(self, seconds: float) -> bool:
-        """Block for up to ``seconds``; True once the training has finished (successfully or not)."""
-        self._thread.join(timeout=seconds)
-        return self.done
+    def ref(self) -> ModelRef | None:
+        return self.result
 
     def status(self) -> str:
         """One line for the progress bar."""

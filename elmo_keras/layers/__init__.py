@@ -2,6 +2,7 @@
 
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.layers.crf import CRF
 from elmo_keras.layers.elmo import Elmo
 from elmo_keras.layers.highway import Highway
 from elmo_keras.layers.lstm_stack import LSTMStack
@@ -11,6 +12,6 @@ from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sente
 from elmo_keras.layers.word_embedding import WordEmbedding
 
 __all__ = [
-    "BiLM", "CharCNN", "Elmo", "Highway", "LSTMStack", "ProjectedLSTMCell", "ScalarMix", "WordEmbedding",
+    "BiLM", "CRF", "CharCNN", "Elmo", "Highway", "LSTMStack", "ProjectedLSTMCell", "ScalarMix", "WordEmbedding",
     "add_sentence_boundaries", "remove_sentence_boundaries", "reverse_within_length",
 ]

@@ -97,8 +97,12 @@ def check_save_target(directory: str | os.PathLike) -> None:
         )
 
 
-def read_model_dir(directory: str | os.PathLike, model_class: type, config_class: type):
+def read_model_dir(directory: str | os.PathLike, model_class: type, config_class: type,
+                   vocabulary_class: type = Vocabulary, compile: bool = True):
     """Load a model directory and check it holds a ``model_class`` matching its vocabulary and its config.
+
+    ``vocabulary_class``: what ``vocabulary.json`` holds (a class with ``load(path)`` and ``len``).
+    ``compile``: restore the training configuration and optimizer state (False: for inference only).
 
     Returns the model with ``vocabulary``, ``training_summary`` and ``config`` (``config_class.from_dict``, or
     None when ``training.json`` has none) set.
@@ -119,8 +123,8 @@ def read_model_dir(directory: str | os.PathLike, model_class: type, config_class
             )
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: is {directory} a model directory saved by elmo_keras?")
-    vocabulary = _load_vocabulary(directory / VOCABULARY_FILE)
-    model = _load_keras_model(directory / MODEL_FILE)
+    vocabulary = _load_vocabulary(directory / VOCABULARY_FILE, vocabulary_class)
+    model = _load_keras_model(directory / MODEL_FILE, compile=compile)
     if not isinstance(model, model_class):
         raise ValueError(f"{directory / MODEL_FILE} holds a {type(model).__name__}, not a {model_class.__name__}")
     nonfinite = first_nonfinite_weight(model)
@@ -177,6 +181,8 @@ def check_config_matches_model(config, model, summary_path, model_path) -> None:
 
 def _architecture_of(model) -> dict:
     """The config fields that determine ``model``'s weights, read from the loaded model itself."""
+    if hasattr(model, "architecture"):  # taggers say it themselves
+        return model.architecture()
     bilm = getattr(model, "bilm", None)
     if bilm is None:  # Seq2Seq
         return {name: getattr(model, name) for name in ARCHITECTURE_FIELDS_OF_SEQ2SEQ}
@@ -196,22 +202,22 @@ def _comparable(value):
     return tuple(_comparable(item) for item in value) if isinstance(value, (list, tuple)) else value
 
 
-def _load_vocabulary(path: pathlib.Path) -> Vocabulary:
+def _load_vocabulary(path: pathlib.Path, vocabulary_class: type = Vocabulary):
     try:
-        return Vocabulary.load(path)
+        return vocabulary_class.load(path)
     except ValueError as error:
         problem = str(error) if str(path) in str(error) else f"{path}: {error}"
         raise ValueError(f"{problem}; restore the {VOCABULARY_FILE} saved with the model, or retrain it") from None
 
 
-def _load_keras_model(path: pathlib.Path):
+def _load_keras_model(path: pathlib.Path, compile: bool = True):
     """``keras.saving.load_model(path)`` with every failure a ``ValueError`` naming the file."""
     problem = f"{path} is corrupted or not an elmo_keras model"
     hint = "retrain the model, or save it again from the session that trained it"
     if not zipfile.is_zipfile(path):  # Keras would say "File not found" here
         raise ValueError(f"{problem}: it is not a .keras (zip) archive (truncated or overwritten?); {hint}")
     try:
-        return keras.saving.load_model(path)
+        return keras.saving.load_model(path, compile=compile)
     except TypeError as error:  # Keras turns any failure of a from_config / __init__ into a TypeError + config dump
         raise ValueError(f"{problem}: its saved config cannot rebuild the model: {_innermost_keras_error(error)}; "
                          f"{hint}") from None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
+from elmo_keras.config_dicts import DictConfig
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
@@ -25,7 +25,7 @@ PRECISIONS = ("float32", "mixed_bfloat16", "auto")
 
 
 @dataclass(frozen=True)
-class BiLMConfig:
+class BiLMConfig(DictConfig):
     """Everything needed to build and train a biLM.
 
     Attributes:
@@ -111,24 +111,16 @@ class BiLMConfig:
         lstm = lstm_stack_parameters(token_dim, units, projection, fields["num_layers"])
         return encoder + lstm + vocabulary * token_dim + vocabulary  # + the softmax shared by both directions
 
-    def replace(self, **changes) -> "BiLMConfig":
-        return dataclasses.replace(self, **changes)
-
     def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
+        data = super().to_dict()
         data["char_filters"] = [list(pair) for pair in self.char_filters]
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "BiLMConfig":
-        known = {field.name for field in dataclasses.fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown BiLMConfig fields: {sorted(unknown)}")
-        data = dict(data)
+    def _from_saved(cls, data: dict) -> dict:
         if "char_filters" in data:
             data["char_filters"] = tuple(tuple(pair) for pair in data["char_filters"])
-        return cls(**data)
+        return data
 
 
 PRESETS = {

@@ -16,7 +16,6 @@ or strings; a string is split into words by ``elmo_keras.text.tokenize``, as eve
 
 from __future__ import annotations
 
-import dataclasses
 import pathlib
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from elmo_keras._quiet import keras
+from elmo_keras.config_dicts import DictConfig
 from elmo_keras.models.persistence import read_model_dir, save_model_dir
 from elmo_keras.limits import check_batch_size, check_finite_positive
 from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights, sentence_tokens
@@ -212,7 +212,7 @@ class Seq2Seq(keras.Model):
 
 # -- data, training, persistence, evaluation ----------------------------------------------------------------
 @dataclass(frozen=True)
-class Seq2SeqConfig:
+class Seq2SeqConfig(DictConfig):
     """Architecture and training settings for ``train_seq2seq`` (the defaults are the app's toy model)."""
 
     cell: str = "gru"
@@ -239,15 +239,6 @@ class Seq2SeqConfig:
     def model_kwargs(self) -> dict:
         return {k: getattr(self, k) for k in ("cell", "embedding_dim", "units", "num_layers", "dropout")}
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "Seq2SeqConfig":
-        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
-        if unknown:
-            raise ValueError(f"unknown Seq2SeqConfig fields: {sorted(unknown)}")
-        return cls(**data)
 
 
 def as_words(sentence) -> list[str]:
@@ -307,7 +298,7 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     from elmo_keras.data.seq2seq import seq2seq_pairs
 
     config = config if isinstance(config, Seq2SeqConfig) else Seq2SeqConfig.from_dict(config or {})
-    config = dataclasses.replace(config, **overrides)
+    config = config.replace(**overrides)
     if pairs is None:
         pairs = seq2seq_pairs("train")
         vocabulary = vocabulary or Vocabulary.from_corpus([s + t for s, t in seq2seq_pairs("all")], lowercase=True)

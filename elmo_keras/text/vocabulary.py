@@ -22,6 +22,22 @@ PAD_ID, UNK_ID, BOS_ID, EOS_ID = range(len(SPECIAL_TOKENS))
 _FORMAT = "elmo_keras.Vocabulary/1"
 
 
+def read_json_file(path: str | os.PathLike, what: str):
+    """The JSON value in ``path``.
+
+    Raises:
+        FileNotFoundError: ``"{what} file not found: {path}"``.
+        ValueError: not UTF-8 JSON (``"{path} is not a JSON {what} file: …"``).
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} file not found: {path}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a JSON {what} file: {error}") from None
+
+
 class Vocabulary:
     """Bidirectional token ↔ id map.
 
@@ -145,11 +161,4 @@ class Vocabulary:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Vocabulary":
         """Read a vocabulary written by ``save``; errors name the file."""
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
-        except FileNotFoundError:
-            raise FileNotFoundError(f"vocabulary file not found: {path}") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ValueError(f"{path} is not a JSON vocabulary file: {error}") from None
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(read_json_file(path, "vocabulary"), source=str(path))

@@ -1,0 +1,209 @@
+"""The Tagging page's service: the two toy taggers on disk, and everything the page shows for a typed sentence.
+
+On first use ``train_default_taggers`` trains, on the shipped toy data, a small word-level biLM on the unlabelled
+tagging text (TagLM's frozen language model), the multi-task POS + frame tagger and TagLM with a constrained
+BIOES CRF, and saves the two taggers beside the biLMs under reserved names (TagLM's ``.keras`` file carries its
+frozen biLM). ``tag_sentence`` is the page's one call: POS and frame tags, TagLM's Viterbi path next to the
+per-token argmax (invalid transitions marked), the top-k paths with their probabilities, the marginals and the
+transition matrix.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from elmo_keras.explorer.background import BackgroundJob
+from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
+from elmo_keras.text.tokenizer import tokenize
+
+MAX_SENTENCE_TOKENS = 30
+# first-use training sizes: seconds on 2 CPU cores, not the experiments' settings
+BILM_EPOCHS = 2
+TAGGER_EPOCHS = 5
+TAGLM_EPOCHS = 8
+BATCH_SIZE = 32  # sentences (the biLM: twice that; the multi-task tagger: half, for more frame batches)
+TRAINING_STEPS = ("biLM on unlabelled text", "multi-task POS + frame tagger", "TagLM (BiLSTM-CRF + biLM)")
+Progress = Callable[[int, str], None]  # (finished steps, what runs now)
+
+
+@dataclass(frozen=True)
+class TaggingView:
+    """What the page shows for one sentence.
+
+    Attributes:
+        tokens: the sentence's tokens.
+        multitask: token, POS, frame (one row per token).
+        ner: token, viterbi, argmax, argmax_invalid (bool: the argmax tag cannot follow the previous one).
+        top_paths: rank, tags (space-joined), score, probability.
+        marginals: `(tokens, labels)` probabilities (rows sum to 1), columns = labels.
+        transitions: `(labels, labels)` transition scores [from, to], None where disallowed.
+        allowed: `(labels, labels)` bool.
+        labels: TagLM's labels in id order.
+    """
+
+    tokens: list
+    multitask: pd.DataFrame
+    ner: pd.DataFrame
+    top_paths: pd.DataFrame
+    marginals: pd.DataFrame
+    transitions: pd.DataFrame
+    allowed: np.ndarray
+    labels: list
+
+
+def tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | None:
+    """``(multi-task tagger, TagLM)`` refs when both are saved, else None."""
+    refs = []
+    for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME):
+        path = pathlib.Path(models_dir) / name / "model.keras"
+        if not path.is_file():
+            return None
+        refs.append(ModelRef(str(pathlib.Path(models_dir)), name, path.stat().st_mtime_ns))
+    return refs[0], refs[1]
+
+
+def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,
+                          bilm_epochs: int = BILM_EPOCHS, tagger_epochs: int = TAGGER_EPOCHS,
+                          taglm_epochs: int = TAGLM_EPOCHS) -> tuple[ModelRef, ModelRef]:
+    """Train the page's taggers on the shipped toy data (seconds) and save them; returns their refs."""
+    from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
+    from elmo_keras.models import train_bilm
+    from elmo_keras.tagging.persistence import save_tagger
+    from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
+
+    def report(step):
+        if progress is not None:
+            progress(step, TRAINING_STEPS[step] if step < len(TRAINING_STEPS) else "done")
+
+    report(0)
+    bilm = train_bilm(tagging_unlabelled_sentences(), preset="tiny", epochs=bilm_epochs, seed=seed,
+                      batch_size=2 * BATCH_SIZE)
+    report(1)
+    tagger = train_multitask_tagger({"pos": pos_examples("train"), "frame": frame_examples("train")},
+                                    heads={"pos": "softmax", "frame": "crf"}, epochs=tagger_epochs,
+                                    batch_size=BATCH_SIZE // 2, seed=seed)
+    save_tagger(tagger, pathlib.Path(models_dir) / TAGGER_DIR_NAME)
+    report(2)
+    taglm = train_taglm(ner_examples("train"), bilm=bilm, epochs=taglm_epochs, batch_size=BATCH_SIZE, seed=seed)
+    save_tagger(taglm, pathlib.Path(models_dir) / TAGLM_DIR_NAME)
+    report(3)
+    return tagger_refs(models_dir)
+
+
+class TaggerTraining(BackgroundJob):
+    """``train_default_taggers`` in a background thread (see ``BackgroundJob``); ``result`` holds the refs."""
+
+    def __init__(self, models_dir: str | os.PathLike, **settings):
+        self.step = 0
+        super().__init__(lambda: train_default_taggers(models_dir, progress=self._progress, **settings),
+                         "elmo-keras-taggers")
+
+    def _progress(self, step: int, what: str) -> None:
+        self.step = step
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.step / len(TRAINING_STEPS))
+
+    def status(self) -> str:
+        """One line for the progress bar."""
+        if self.step >= len(TRAINING_STEPS):
+            return "Saving the taggers…"
+        return f"First use: training the {TRAINING_STEPS[self.step]} ({self.step + 1}/{len(TRAINING_STEPS)})…"
+
+
+def load_tagger_model(ref: ModelRef):
+    from elmo_keras.tagging.persistence import load_tagger
+
+    return load_tagger(ref.path)
+
+
+def example_sentences(count: int = 4) -> list[str]:
+    """Held-out sentences (the taggers never saw them), alternating between the multi-task tagger's shop domain
+    and TagLM's news domain (NER sentences with at least two entity tokens)."""
+    from elmo_keras.data import frame_examples, ner_examples
+
+    ner = [" ".join(tokens) for tokens, tags in ner_examples("heldout") if sum(tag != "O" for tag in tags) >= 2]
+    frames = [" ".join(tokens) for tokens, _ in frame_examples("heldout")]
+    return [sentence for pair in zip(frames[:count], ner[:count]) for sentence in pair]
+
+
+def sentence_tokens(text: str) -> list[str]:
+    """The typed sentence as tokens; a ``ValueError`` for an empty or too long one."""
+    tokens = tokenize(text or "")
+    if not tokens:
+        raise ValueError("Type a sentence to tag.")
+    if len(tokens) > MAX_SENTENCE_TOKENS:
+        raise ValueError(f"The sentence has {len(tokens)} tokens; the limit is {MAX_SENTENCE_TOKENS}.")
+    return tokens
+
+
+def tag_sentence(multitask, taglm, text: str, top_k: int = 5) -> TaggingView:
+    """Everything the page shows for ``text`` (see ``TaggingView``)."""
+    from keras import ops
+
+    from elmo_keras.tagging.schemes import allowed_transitions
+
+    tokens = sentence_tokens(text)
+    tags = multitask.predict_tags([tokens])
+    table = pd.DataFrame({"token": tokens, "POS": tags["pos"][0], "frame": tags["frame"][0]})
+
+    task = taglm.task_names[0]
+    labels = list(taglm.vocabulary.labels[task])
+    inputs = taglm.vocabulary.encode_inputs([tokens])
+    mask = ops.not_equal(inputs["words"], 0)
+    emissions = ops.cast(taglm(inputs, training=False)[task], "float32")  # (1, T, K)
+    crf = taglm.head(task).crf
+    paths, scores = crf.viterbi_decode(emissions, mask=mask, top_k=top_k)  # (1, k, T), (1, k)
+    log_z = float(ops.convert_to_numpy(crf.log_partition(emissions, mask=mask))[0])
+    paths, scores = ops.convert_to_numpy(paths)[0], ops.convert_to_numpy(scores)[0]
+    argmax_ids = np.argmax(ops.convert_to_numpy(emissions)[0], axis=-1)
+    scheme = (taglm.training_summary or {}).get("schemes", {}).get(task, "BIOES")
+    allowed, allowed_start, allowed_end = allowed_transitions(scheme, labels)
+    ner = pd.DataFrame({
+        "token": tokens,
+        "viterbi": [labels[i] for i in paths[0]],
+        "argmax": [labels[i] for i in argmax_ids],
+        "argmax_invalid": invalid_steps(argmax_ids, allowed, allowed_start, allowed_end),
+    })
+    finite = np.isfinite(scores)
+    top = pd.DataFrame({
+        "rank": np.arange(1, finite.sum() + 1),
+        "tags": [" ".join(labels[i] for i in path) for path in paths[finite]],
+        "score": scores[finite],
+        "probability": np.exp(scores[finite] - log_z),
+    })
+    marginals = pd.DataFrame(ops.convert_to_numpy(crf.marginals(emissions, mask=mask))[0], columns=labels,
+                             index=tokens)
+    transitions = ops.convert_to_numpy(crf.transitions)
+    frame = pd.DataFrame(np.where(allowed, transitions, np.nan), index=labels, columns=labels)
+    return TaggingView(tokens, table, ner, top, marginals, frame, allowed, labels)
+
+
+def invalid_steps(tag_ids, allowed, allowed_start, allowed_end) -> list[bool]:
+    """Per token: whether the step into it (from the sentence start for the first) is not allowed, or, for the
+    last token, the step out of it to the sentence end."""
+    flags = [not allowed_start[tag_ids[0]]] + [not allowed[a, b] for a, b in zip(tag_ids[:-1], tag_ids[1:])]
+    flags[-1] = flags[-1] or not allowed_end[tag_ids[-1]]
+    return [bool(flag) for flag in flags]
+
+
+def experiment_tables(results: dict) -> dict[str, pd.DataFrame]:
+    """The shipped experiments as mean ± std tables: ``{"multitask", "taglm", "crf"}`` → DataFrame with one
+    row per condition and ``<score> mean`` / ``<score> std`` columns."""
+    from elmo_keras.tagging.experiments import summarize
+
+    columns = {"multitask": ("accuracy", "label_f1"), "taglm": ("span_f1", "accuracy"),
+               "crf": ("span_f1", "invalid_sentences", "invalid_transitions")}
+    tables = {}
+    for name, scores in columns.items():
+        summary = summarize(pd.DataFrame(results[name]), scores)
+        summary.columns = [f"{score} {stat}" for score, stat in summary.columns]
+        tables[name] = summary.reset_index()
+    return tables

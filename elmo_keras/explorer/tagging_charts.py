@@ -1,0 +1,68 @@
+"""Plotly figures for the Tagging page: marginals, the CRF transition matrix, and the experiments' results.
+
+Built from ``explorer.tagging``'s plain data and returned, never shown (the page calls ``st.plotly_chart``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from elmo_keras.explorer.chart_text import escape
+
+FONT_SIZE = 11
+CELL_PX = 26
+CONDITION_COLOURS = ["#9e9e9e", "#1f77b4"]  # conditions come in pairs: the baseline, then the method
+
+
+def marginals_heatmap(marginals: pd.DataFrame) -> go.Figure:
+    """P(tag of token t = label), from forward-backward: tokens down, labels across, each row sums to 1."""
+    values = marginals.to_numpy()
+    figure = go.Figure(go.Heatmap(
+        z=values, x=[escape(c) for c in marginals.columns], y=[escape(t) for t in marginals.index],
+        zmin=0.0, zmax=1.0, colorscale="Blues", colorbar={"title": "P"},
+        text=np.where(values >= 0.005, np.round(values, 2).astype(str), ""), texttemplate="%{text}",
+        hovertemplate="token %{y}<br>tag %{x}<br>P = %{z:.3f}<extra></extra>",
+    ))
+    figure.update_yaxes(autorange="reversed", title="token")
+    figure.update_xaxes(title="tag", side="top")
+    figure.update_layout(height=120 + CELL_PX * len(values), margin={"t": 60, "l": 10, "r": 10, "b": 10},
+                         font={"size": FONT_SIZE})
+    return figure
+
+
+def transitions_heatmap(transitions: pd.DataFrame, allowed: np.ndarray) -> go.Figure:
+    """The learned transition scores [from, to]; disallowed cells are blank and marked ✕ (probability 0)."""
+    labels = [escape(label) for label in transitions.columns]
+    values = transitions.to_numpy(dtype=float)
+    text = np.where(allowed, np.round(np.nan_to_num(values), 1).astype(str), "✕")
+    figure = go.Figure(go.Heatmap(
+        z=values, x=labels, y=labels, colorscale="RdBu", zmid=0.0, colorbar={"title": "score"},
+        text=text, texttemplate="%{text}", hoverongaps=False,
+        hovertemplate="from %{y}<br>to %{x}<br>score %{z:.2f}<extra></extra>",
+    ))
+    figure.update_yaxes(autorange="reversed", title="from")
+    figure.update_xaxes(title="to", side="top")
+    size = 140 + CELL_PX * len(labels)
+    figure.update_layout(height=size, margin={"t": 60, "l": 10, "r": 10, "b": 10}, font={"size": FONT_SIZE},
+                         plot_bgcolor="#f0f0f0")
+    return figure
+
+
+def experiment_bars(table: pd.DataFrame, score: str, title: str, axis_title: str | None = None) -> go.Figure:
+    """One bar per condition: the mean of ``score`` over seeds with ± one standard deviation (conditions in
+    baseline/method pairs, coloured grey/blue)."""
+    colours = [CONDITION_COLOURS[i % len(CONDITION_COLOURS)] for i in range(len(table))]  # baseline, method, …
+    figure = go.Figure(go.Bar(
+        x=table["condition"], y=table[f"{score} mean"],
+        error_y={"type": "data", "array": table[f"{score} std"].fillna(0.0), "visible": True},
+        marker_color=colours, text=[f"{m:.3f} ± {s:.3f}" for m, s in zip(table[f"{score} mean"],
+                                                                       table[f"{score} std"].fillna(0.0))],
+        textposition="outside", hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+    ))
+    top = float((table[f"{score} mean"] + table[f"{score} std"].fillna(0.0)).max())
+    figure.update_yaxes(title=axis_title or score, range=[0, top * 1.25 if top > 0 else 1])
+    figure.update_layout(title=title, height=320, margin={"t": 50, "l": 10, "r": 10, "b": 10},
+                         font={"size": FONT_SIZE}, showlegend=False)
+    return figure

@@ -1,0 +1,144 @@
+"""The tagging experiments of the README and the Tagging page, on the shipped toy data, over several seeds.
+
+1. **Multi-task learning** (seed notes §2): frame tagging trained alone vs. together with POS tagging
+   (alternating batches): frame accuracy and label F1 on the held-out frame sentences.
+2. **TagLM** (§3): NER span F1 with vs. without a frozen biLM's vectors, at a small number of labelled
+   sentences; the biLM is trained on unlabelled text only (``tagging_unlabelled_sentences``).
+3. **CRF vs. per-token softmax** (§4): NER span F1 and the number of invalid BIOES sequences each predicts.
+
+Every run is one row (condition, seed, scores); ``summarize`` gives mean ± std per condition. ``run_all``
+takes a few minutes on 2 CPU cores; ``tools/run_tagging_experiments.py`` runs it and writes the shipped
+results (``elmo_keras/data/tagging_experiments.json``) that the README and the page show.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Callable, Sequence
+from importlib import resources
+
+import pandas as pd
+
+from elmo_keras.tagging.evaluation import evaluate_tagger
+from elmo_keras.tagging.training import TaggerConfig, train_multitask_tagger, train_taglm
+
+SEEDS = (0, 1, 2, 3, 4)
+LABELLED_NER_SENTENCES = 60  # "a small number of labelled sentences" for experiments 2 and 3
+# 60 sentences are 4 batches an epoch: enough epochs that the tagger without biLM vectors converges too
+SMALL_DATA_EPOCHS = 40
+RESULTS_FILE = "tagging_experiments.json"
+# the biLM that TagLM reads: word-level, trained on the unlabelled domain text only
+BILM_SETTINGS = {"preset": "toy", "epochs": 8, "seed": 0}
+Progress = Callable[[str], None]
+
+
+def multitask_experiment(seeds: Sequence[int] = SEEDS, config: TaggerConfig | None = None,
+                         progress: Progress | None = None) -> pd.DataFrame:
+    """Frame tagging alone vs. with POS tagging: one row per (condition, seed) with held-out accuracy, label F1."""
+    from elmo_keras.data import frame_examples, pos_examples
+
+    rows = []
+    for seed in seeds:
+        for condition, tasks in (("frames only", {"frame": frame_examples("train")}),
+                                 ("frames + POS", {"pos": pos_examples("train"), "frame": frame_examples("train")})):
+            _report(progress, f"multi-task: {condition}, seed {seed}")
+            model = train_multitask_tagger(tasks, config=config, seed=seed)
+            scores = evaluate_tagger(model, "frame", frame_examples("heldout"))
+            rows.append({"condition": condition, "seed": seed, **scores})
+    return pd.DataFrame(rows)
+
+
+def train_domain_bilm(settings: dict | None = None):
+    """The biLM of experiment 2: trained on ``tagging_unlabelled_sentences`` only (no labels)."""
+    from elmo_keras.data import tagging_unlabelled_sentences
+    from elmo_keras.models import train_bilm
+
+    settings = {**BILM_SETTINGS, **(settings or {})}
+    return train_bilm(tagging_unlabelled_sentences(), preset=settings["preset"], epochs=settings["epochs"],
+                      seed=settings["seed"])
+
+
+def labelled_subset(seed: int, labelled: int | None):
+    """The first ``labelled`` NER training sentences of a shuffle seeded by ``seed`` (None: all of them)."""
+    import numpy as np
+
+    from elmo_keras.data import ner_examples
+
+    train = ner_examples("train")
+    if labelled is None:
+        return train
+    return [train[i] for i in np.random.default_rng(seed).permutation(len(train))[:labelled]]
+
+
+def taglm_experiment(bilm, seeds: Sequence[int] = SEEDS, labelled: int = LABELLED_NER_SENTENCES,
+                     config: TaggerConfig | None = None, progress: Progress | None = None) -> pd.DataFrame:
+    """TagLM with vs. without the frozen ``bilm``'s vectors, trained on ``labelled_subset(seed, labelled)``:
+    one row per (condition, seed) with held-out span F1 and accuracy."""
+    from elmo_keras.data import ner_examples
+
+    config = config or TaggerConfig(bilm_mode="top", epochs=SMALL_DATA_EPOCHS)
+    rows = []
+    for seed in seeds:
+        subset = labelled_subset(seed, labelled)
+        for condition, lm in (("without biLM", None), ("with biLM", bilm)):
+            _report(progress, f"TagLM: {condition}, seed {seed}")
+            model = train_taglm(subset, bilm=lm, config=config, seed=seed)
+            rows.append({"condition": condition, "seed": seed, "labelled_sentences": len(subset),
+                         **evaluate_tagger(model, "ner", ner_examples("heldout"), scheme="BIOES")})
+    return pd.DataFrame(rows)
+
+
+def crf_experiment(seeds: Sequence[int] = SEEDS, sizes: Sequence[int | None] = (LABELLED_NER_SENTENCES, None),
+                   progress: Progress | None = None) -> pd.DataFrame:
+    """The same BiLSTM tagger (TagLM without biLM vectors) with a per-token softmax vs. a BIOES-constrained CRF,
+    on ``labelled_subset(seed, size)`` for each size (None: all training sentences): one row per
+    (head, size, seed) with span F1 and the invalid sequences predicted on the held-out sentences."""
+    from elmo_keras.data import ner_examples
+
+    rows = []
+    for size in sizes:
+        config = TaggerConfig(bilm_mode="top", epochs=SMALL_DATA_EPOCHS if size else TaggerConfig().epochs)
+        for seed in seeds:
+            subset = labelled_subset(seed, size)
+            for head in ("softmax", "crf"):
+                _report(progress, f"CRF vs softmax: {head}, {len(subset)} sentences, seed {seed}")
+                model = train_taglm(subset, head=head, config=config, seed=seed)
+                rows.append({"condition": f"{head}, {len(subset)} sentences", "head": head, "seed": seed,
+                             "labelled_sentences": len(subset),
+                             **evaluate_tagger(model, "ner", ner_examples("heldout"), scheme="BIOES")})
+    return pd.DataFrame(rows)
+
+
+def summarize(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Mean and (sample) standard deviation of ``columns`` per condition, in the order conditions first appear."""
+    order = list(dict.fromkeys(rows["condition"]))
+    grouped = rows.groupby("condition", sort=False)[list(columns)].agg(["mean", "std"])
+    return grouped.loc[order]
+
+
+def run_all(seeds: Sequence[int] = SEEDS, progress: Progress | None = None) -> dict:
+    """Every experiment; the dict that ``RESULTS_FILE`` holds (rows as records, plus how they were made)."""
+    _report(progress, "training the domain biLM on unlabelled text")
+    bilm = train_domain_bilm()
+    return {
+        "seeds": list(seeds),
+        "machine": platform.processor() or platform.machine(),
+        "bilm": {**BILM_SETTINGS, "train_perplexity": bilm.training_summary["train"]},
+        "multitask": multitask_experiment(seeds, progress=progress).to_dict("records"),
+        "taglm": taglm_experiment(bilm, seeds, progress=progress).to_dict("records"),
+        "crf": crf_experiment(seeds, progress=progress).to_dict("records"),
+    }
+
+
+def shipped_results() -> dict | None:
+    """The results written by ``tools/run_tagging_experiments.py`` into the package (None if absent)."""
+    path = resources.files("elmo_keras.data") / RESULTS_FILE
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _report(progress: Progress | None, message: str) -> None:
+    if progress is not None:
+        progress(message)

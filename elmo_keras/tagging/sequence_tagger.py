@@ -1,0 +1,194 @@
+"""``SequenceTagger``: what every tagger shares — one ``TagHead`` per task over a shared representation, training
+that alternates batches between tasks, and ``predict_tags``.
+
+A subclass implements ``represent(inputs, training) -> (batch, time, dim)``: ``MultiTaskTagger`` (embeddings →
+BiLSTM) and ``TagLM`` (embeddings → BiLSTM → + frozen biLM vectors → BiLSTM).
+
+Alternating tasks (seed notes §2): every training batch holds sentences of one task, named by the int32 input
+``"task"`` `(batch,)` (all rows equal). ``train_step`` computes only that task's head and loss, and updates only
+the shared layers and that head: the step runs the task's branch of a ``switch`` (its gradient and its optimizer
+update), so the other heads' weights do not move — not even through Adam's momentum. A sentence therefore
+needs labels of its own task only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from keras import ops
+
+from elmo_keras._quiet import keras
+from elmo_keras.tagging.layers import TagHead
+
+TASK_INPUT = "task"
+
+
+class SequenceTagger(keras.Model):
+    """Base class: ``heads`` (one ``TagHead`` per task, in ``task_names`` order) over ``represent``.
+
+    Args:
+        tasks: ``{task: num_tags}``.
+        head_kinds: ``{task: "softmax" | "crf"}`` (default softmax).
+        constraints: ``{task: (allowed, allowed_start, allowed_end)}`` for CRF heads.
+
+    Call arguments:
+        inputs: the dict of ``tagging.encoding`` (``"words"``, optional ``"chars"``, ``"bilm"``; a ``"task"``
+            entry is ignored).
+
+    Returns:
+        ``{task: emissions (batch, time, num_tags)}``.
+
+    Attributes set by the training functions: ``vocabulary`` (``TaggingVocabulary``), ``config``,
+    ``training_summary``.
+    """
+
+    def __init__(self, tasks, head_kinds=None, constraints=None, **kwargs):
+        super().__init__(**kwargs)
+        head_kinds, constraints = dict(head_kinds or {}), dict(constraints or {})
+        unknown = (set(head_kinds) | set(constraints)) - set(tasks)
+        if unknown:
+            raise ValueError(f"head_kinds/constraints name unknown tasks {sorted(unknown)}; tasks are {sorted(tasks)}")
+        self.tasks = {str(task): int(count) for task, count in tasks.items()}
+        self.task_names = list(self.tasks)
+        self.head_kinds = {task: head_kinds.get(task, "softmax") for task in self.task_names}
+        self.constraints = {task: _as_lists(constraints.get(task)) for task in self.task_names}
+        self.heads = [TagHead(self.tasks[task], kind=self.head_kinds[task], constraints=self.constraints[task],
+                              name=f"head_{task}") for task in self.task_names]
+        self.loss_tracker = keras.metrics.Mean(name="loss")
+        self.task_loss_trackers = [keras.metrics.Mean(name=f"{task}_loss") for task in self.task_names]
+        self.vocabulary = None
+        self.config = None
+        self.training_summary = None
+
+    # -- the forward pass ---------------------------------------------------------------------------------------
+
+    def represent(self, inputs, training=None):
+        """The shared token representations `(batch, time, dim)`."""
+        raise NotImplementedError
+
+    @property
+    def shared_layers(self) -> list:
+        """Every layer below the heads."""
+        raise NotImplementedError
+
+    def call(self, inputs, training=None):
+        shared = self.represent(inputs, training=training)
+        return {task: head(shared) for task, head in zip(self.task_names, self.heads)}
+
+    def head(self, task: str) -> TagHead:
+        return self.heads[self.task_names.index(task)]
+
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the word embedding (the size the saved ``TaggingVocabulary`` must have)."""
+        return self.features.vocab_size
+
+    def architecture(self) -> dict:
+        """The ``TaggerConfig`` fields that fix the weights' shapes, read from the model itself."""
+        features = self.features
+        return {"word_dim": features.word_dim, "char_dim": features.char_dim, "units": self.units}
+
+    # -- training -----------------------------------------------------------------------------------------------
+
+    def train_step(self, data):
+        inputs, tags = _unpacked(data)
+        task = ops.cast(inputs[TASK_INPUT][0], "int32")
+        shared_variables = [v for layer in self.shared_layers for v in layer.trainable_variables]
+
+        def branch(index):
+            def step():
+                variables = shared_variables + self.heads[index].trainable_variables
+                loss, gradients = _loss_and_gradients(lambda: self._task_loss(index, inputs, tags, True), variables)
+                self.optimizer.apply(gradients, variables)
+                self.task_loss_trackers[index].update_state(loss)
+                return loss
+            return step
+
+        self.loss_tracker.update_state(ops.switch(task, [branch(index) for index in range(len(self.heads))]))
+        return self.get_metrics_result()
+
+    def test_step(self, data):
+        inputs, tags = _unpacked(data)
+        task = ops.cast(inputs[TASK_INPUT][0], "int32")
+
+        def branch(index):
+            def evaluate():
+                loss = self._task_loss(index, inputs, tags, False)
+                self.task_loss_trackers[index].update_state(loss)
+                return loss
+            return evaluate
+
+        self.loss_tracker.update_state(ops.switch(task, [branch(index) for index in range(len(self.heads))]))
+        return self.get_metrics_result()
+
+    @property
+    def metrics(self):
+        """The mean loss over all batches and, per task, over that task's batches (reset every epoch)."""
+        return [self.loss_tracker, *self.task_loss_trackers]
+
+    def _task_loss(self, index, inputs, tags, training):
+        head = self.heads[index]
+        return head.loss(head(self.represent(inputs, training=training)), tags)
+
+    # -- prediction ---------------------------------------------------------------------------------------------
+
+    def tag_ids(self, inputs) -> dict[str, np.ndarray]:
+        """``{task: best tag ids (batch, time)}`` for encoded ``inputs`` (0 at padding)."""
+        mask = ops.not_equal(inputs["words"], 0)
+        emissions = self(inputs, training=False)
+        return {task: ops.convert_to_numpy(self.head(task).decode(emissions[task], mask)) for task in self.task_names}
+
+    def predict_tags(self, sentences: Sequence[Sequence[str] | str], tasks: Sequence[str] | None = None,
+                     batch_size: int = 64) -> dict[str, list[list[str]]]:
+        """``{task: [[tag, …] per sentence]}`` for ``sentences`` (token lists, or strings split on whitespace).
+
+        Raises:
+            ValueError: the model has no vocabulary (train it with ``train_multitask_tagger`` / ``train_taglm``
+                or load it), or an empty sentence.
+        """
+        if self.vocabulary is None:
+            raise ValueError("the tagger has no vocabulary; train it with train_multitask_tagger / train_taglm "
+                             "or load a saved one")
+        sentences = [s.split() if isinstance(s, str) else list(s) for s in sentences]
+        tasks = list(tasks or self.task_names)
+        results: dict[str, list[list[str]]] = {task: [] for task in tasks}
+        for start in range(0, len(sentences), batch_size):
+            batch = sentences[start : start + batch_size]
+            ids = self.tag_ids(self.vocabulary.encode_inputs(batch))
+            lengths = [len(s) for s in batch]
+            for task in tasks:
+                results[task] += self.vocabulary.decode_tags(task, ids[task], lengths)
+        return results
+
+    def get_config(self):
+        return {"tasks": self.tasks, "head_kinds": self.head_kinds,
+                "constraints": {task: c for task, c in self.constraints.items() if c is not None},
+                "name": self.name}
+
+
+def _unpacked(data):
+    """``(inputs, tags)`` of a batch; sample weights are refused (a task's loss weighs every sentence alike)."""
+    inputs, tags, sample_weight = keras.utils.unpack_x_y_sample_weight(data)
+    if sample_weight is not None:
+        raise ValueError("taggers do not take sample weights: every sentence of a task counts alike")
+    return inputs, tags
+
+
+def _as_lists(constraints):
+    if constraints is None:
+        return None
+    return [np.asarray(part, bool).tolist() for part in constraints]
+
+
+def _loss_and_gradients(loss_fn, variables):
+    """``(loss, d loss / d variables)``; the one backend-specific piece of the tagger (TensorFlow's tape)."""
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        with tf.GradientTape() as tape:
+            loss = loss_fn()
+        return loss, tape.gradient(loss, variables)
+    raise NotImplementedError(f"training a tagger needs the TensorFlow backend for now (KERAS_BACKEND={backend}); "
+                              "inference runs on every backend")

@@ -1,0 +1,130 @@
+"""Tagging: the multi-task POS + frame tagger and TagLM's BIOES CRF on a typed sentence, and the experiments."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from elmo_keras.explorer import tagging_charts
+from elmo_keras.explorer.model_store import models_directory
+from elmo_keras.explorer.tagging import (
+    TaggerTraining,
+    example_sentences,
+    experiment_tables,
+    load_tagger_model,
+    tag_sentence,
+    tagger_refs,
+)
+from elmo_keras.tagging.experiments import shipped_results
+from page_common import require_frame
+
+require_frame()
+
+EXAMPLE_KEY, TEXT_KEY, TOP_K_KEY = "tagging_example", "tagging_text", "tagging_top_k"
+INVALID_ROW, INVALID_MARK = "invalid step", "✕"
+load_tagger_cached = st.cache_resource(load_tagger_model, show_spinner="Loading the taggers…")
+
+
+@st.cache_resource(show_spinner=False)
+def tagger_training(models_dir: str) -> TaggerTraining:
+    """One first-use training per models directory and app process, whatever the number of sessions."""
+    return TaggerTraining(models_dir)
+
+
+@st.cache_data(show_spinner="Tagging…", max_entries=64)
+def view(_multitask, _taglm, refs, text, top_k):
+    return tag_sentence(_multitask, _taglm, text, top_k=top_k)
+
+
+def highlight_invalid(table):
+    """Red cells where the per-token argmax takes a step the BIOES scheme forbids."""
+    styles = table.copy().astype(object)
+    styles.loc[:, :] = ""
+    styles.loc[:, table.loc[INVALID_ROW] == INVALID_MARK] = "background-color: #f8d0d0; color: #a00000"
+    styles.loc["viterbi", :] = ""
+    return styles
+
+
+def show_experiments():
+    """The shipped experiments: three charts with their mean ± std tables."""
+    st.subheader("Experiments")
+    results = shipped_results()
+    if results is None:
+        st.info("No experiment results are shipped with this installation; run "
+                "`python tools/run_tagging_experiments.py`.")
+    else:
+        tables = experiment_tables(results)
+        st.caption(f"Mean ± standard deviation over {len(results['seeds'])} seeds on the held-out splits; reproduce "
+                   "with `python tools/run_tagging_experiments.py` (about 11 minutes on 2 CPU cores).")
+        columns = st.columns(3)
+        charts = [("multitask", "label_f1", "Frames: with vs without the POS task", "frame label F1"),
+                  ("taglm", "span_f1", f"NER, {results['taglm'][0]['labelled_sentences']} labelled sentences",
+                   "span F1 (strict BIOES)"),
+                  ("crf", "invalid_sentences", "NER: invalid BIOES outputs", "held-out sentences")]
+        for column, (name, score, title, axis) in zip(columns, charts):
+            with column:
+                st.plotly_chart(tagging_charts.experiment_bars(tables[name], score, title, axis), width="stretch",
+                                key=f"tagging_experiment_{name}")
+                st.dataframe(tables[name].round(3), hide_index=True, width="stretch")
+
+
+st.title("Tagging")
+st.caption("Seed notes §2–4: a multi-task tagger whose POS head (1,000+ sentences) and semantic-frame head "
+           "(~120 sentences) share their lower layers, and TagLM — a BiLSTM-CRF over BIOES tags that reads a frozen "
+           "biLM's vectors, the biLM trained on unlabelled text only. All data is synthetic and shipped with the "
+           "package.")
+interactive = st.container()  # filled below the experiments' code, shown above them
+show_experiments()
+
+models_dir = models_directory()
+refs = tagger_refs(models_dir)
+with interactive:
+    if refs is None:
+        job = tagger_training(str(models_dir))
+        bar = st.progress(job.fraction, text=job.status())
+        while not job.wait(0.5):  # watch without rerunning (the experiments below are already shown)
+            bar.progress(job.fraction, text=job.status())
+        if job.error is not None:
+            tagger_training.clear()  # the next run tries again
+            st.error(f"Training the taggers failed: {job.error}")
+            st.stop()
+        refs = job.result
+        bar.empty()
+    multitask, taglm = load_tagger_cached(refs[0]), load_tagger_cached(refs[1])
+
+    examples = example_sentences()
+    left, right = st.columns([3, 1])
+    with left:
+        choice = st.selectbox("Example (held-out sentences: the taggers never saw them)", examples, key=EXAMPLE_KEY)
+        text = st.text_input("…or type a sentence", value=choice, key=f"{TEXT_KEY}_{examples.index(choice)}")
+    with right:
+        top_k = st.slider("Top-k CRF paths", 1, 10, 5, key=TOP_K_KEY)
+    try:
+        result = view(multitask, taglm, refs, text, top_k)
+    except ValueError as error:
+        st.error(str(error))
+        st.stop()
+
+    st.subheader("Multi-task tagger: POS and semantic frames")
+    st.caption("One shared embedding + BiLSTM, two heads: a softmax over 15 Universal POS tags and a CRF over the "
+               "frame labels. Training alternated batches between the tasks; each batch updated the shared layers "
+               "and its own head only. It knows the shop / opening-hours domain; TagLM below knows news sentences.")
+    st.dataframe(result.multitask.set_index("token").T, width="stretch")
+
+    st.subheader("TagLM: BIOES named entities")
+    st.caption("Viterbi finds the best whole sequence under the CRF, whose disallowed transitions (✕ below) have "
+               "probability exactly 0; the per-token argmax of the same emission scores may break the scheme "
+               "(red: a step BIOES forbids, e.g. O → E-LOC).")
+    comparison = result.ner.assign(argmax_invalid=result.ner["argmax_invalid"].map({True: INVALID_MARK, False: ""}))
+    comparison = comparison.set_index("token").T.rename(index={"argmax_invalid": INVALID_ROW})
+    st.dataframe(comparison.style.apply(highlight_invalid, axis=None), width="stretch")
+    st.markdown(f"**Top {len(result.top_paths)} paths** (probability = exp(score − log Z), from the forward algorithm)")
+    st.dataframe(result.top_paths.style.format({"score": "{:.2f}", "probability": "{:.4f}"}), hide_index=True,
+                 width="stretch")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Marginals** P(tag at token | sentence), forward-backward")
+        st.plotly_chart(tagging_charts.marginals_heatmap(result.marginals), width="stretch", key="tagging_marginals")
+    with right:
+        st.markdown("**Transition scores** [from, to] learned by the CRF (✕ = disallowed by BIOES)")
+        st.plotly_chart(tagging_charts.transitions_heatmap(result.transitions, result.allowed), width="stretch",
+                        key="tagging_transitions")
