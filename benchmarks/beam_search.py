@@ -21,16 +21,16 @@ import argparse
 import time
 
 import numpy as np
+from keras import ops
 
+from elmo_keras._backend import compile_function
 from elmo_keras._quiet import keras  # noqa: F401  (quiet TensorFlow start-up)
 from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding import beam_search
-from elmo_keras._backend import compile_function
 from elmo_keras.decoding.batched_beam import BatchedBeamSearch
 from elmo_keras.decoding.hypothesis import make_hypothesis, rank_hypotheses
 from elmo_keras.models.seq2seq import encode_sources, train_seq2seq
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
-from keras import ops
 
 
 def per_hypothesis_beam(encode, step, source, beam_size, max_len):

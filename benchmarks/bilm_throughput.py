@@ -33,15 +33,14 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402  (the benchmark measures the TensorFlow backend)
+from timing import fastest_seconds  # noqa: E402
 
 import elmo_keras  # noqa: E402,F401
+from elmo_keras._backend import has_native_bfloat16  # noqa: E402
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.layers import BiLM, WordEmbedding  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset  # noqa: E402
-from elmo_keras._backend import has_native_bfloat16  # noqa: E402
-
-import tensorflow as tf  # noqa: E402  (the benchmark measures the TensorFlow backend)
-from timing import fastest_seconds  # noqa: E402
 
 VOCAB = 500
 

@@ -8,8 +8,12 @@ TensorFlow's start-up log lines and does not import streamlit.
     >>> from elmo_keras.analysis import layer_embeddings
 """
 
-from elmo_keras import _quiet  # noqa: F401  (must run before anything imports keras/tensorflow)
-from elmo_keras import analysis, data, tagging  # noqa: F401
+from elmo_keras import (  # noqa: F401  (_quiet first: it must run before anything imports keras/tensorflow)
+    _quiet,
+    analysis,
+    data,
+    tagging,
+)
 from elmo_keras.layers import CRF, BiLM, CharCNN, Elmo, Highway, LSTMStack, ProjectedLSTMCell, ScalarMix, WordEmbedding
 from elmo_keras.models import BiLanguageModel, BiLMConfig, get_preset, load_bilm, train_bilm
 from elmo_keras.pretrained import (
@@ -25,7 +29,8 @@ from elmo_keras.text import MAX_CHARS_PER_TOKEN, Vocabulary, batch_to_ids, token
 __version__ = "0.1.0"
 
 __all__ = [
-    "CRF", "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoEmbedder", "ElmoOptions",
+    "CRF", "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoEmbedder",
+    "ElmoOptions",
     "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix", "Vocabulary",
     "WeightFileError", "WordEmbedding", "__version__", "analysis", "batch_to_ids", "data", "get_preset", "load_bilm",
     "load_pretrained_bilm", "tagging", "tokenize", "train_bilm",

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from elmo_keras._quiet import keras
 from keras import ops
+
+from elmo_keras._quiet import keras
 
 
 def scan_time(step, carry, xs, reverse=False):

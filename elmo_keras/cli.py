@@ -158,7 +158,8 @@ def read_corpus_file(path: str) -> list[str]:
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {error.start}); re-save it as UTF-8") from None
+        raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {error.start}); "
+                         "re-save it as UTF-8") from None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         raise ValueError(f"{path} has no sentences (it is empty or blank)")
@@ -209,9 +210,11 @@ def run_train(args: argparse.Namespace) -> int:
     model.save(args.output)
     summary = model.training_summary
     line = (f"saved {args.output}: {summary['num_sentences']} sentences, vocabulary {summary['vocab_size']}, "
-            f"train perplexity {summary['train']['forward_perplexity']:.1f} / {summary['train']['backward_perplexity']:.1f}")
+            f"train perplexity {summary['train']['forward_perplexity']:.1f} / "
+            f"{summary['train']['backward_perplexity']:.1f}")
     if "heldout" in summary:
-        line += (f", held-out {summary['heldout']['forward_perplexity']:.1f} / {summary['heldout']['backward_perplexity']:.1f}"
+        line += (f", held-out {summary['heldout']['forward_perplexity']:.1f} / "
+                 f"{summary['heldout']['backward_perplexity']:.1f}"
                  f" (unigram {summary['heldout_unigram_perplexity']:.1f})")
     print(line + f", {summary['train_seconds']:.0f} s", file=sys.stderr)
     if "requested_batch_size" in summary:

@@ -22,8 +22,7 @@ def shared_fixtures() -> pathlib.Path:
     return SHARED_FIXTURES
 
 
-# fixtures of the explorer and app tests (a models directory with tiny trained models)
-from tests.explorer_fixtures import app_env, tagging_models_dir, tiny_model, tiny_models_dir  # noqa: E402,F401
-
-# the original bilm-tf test model: its directory, sentences and expected embeddings
+# the original bilm-tf test model (its directory, sentences and expected embeddings), and the explorer's and app
+# tests' models directory with tiny trained models
 from tests.elmo_fixture_data import expected, model_dir, sentences  # noqa: E402,F401
+from tests.explorer_fixtures import app_env, tagging_models_dir, tiny_model, tiny_models_dir  # noqa: E402,F401

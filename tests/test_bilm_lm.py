@@ -83,12 +83,14 @@ def test_model_directory_round_trip(tmp_path):
 
 
 def test_keras_file_round_trip(tmp_path):
-    model = train_bilm(CORPUS, preset=get_preset("tiny").replace(encoder="char", embedding_dim=4, char_filters=((1, 4), (2, 4))), epochs=1)
+    model = train_bilm(CORPUS, preset=get_preset("tiny").replace(encoder="char", embedding_dim=4,
+                                                                 char_filters=((1, 4), (2, 4))), epochs=1)
     model.save(tmp_path / "m.keras")
     loaded = keras.saving.load_model(tmp_path / "m.keras")
     assert isinstance(loaded, BiLanguageModel)
     inputs, _ = encode_for_lm([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "char")
-    np.testing.assert_array_equal(np.asarray(loaded(inputs)["forward_logits"]), np.asarray(model(inputs)["forward_logits"]))
+    np.testing.assert_array_equal(np.asarray(loaded(inputs)["forward_logits"]),
+                                  np.asarray(model(inputs)["forward_logits"]))
 
 
 def test_load_bilm_errors_name_the_file(tmp_path):

@@ -33,10 +33,12 @@ def reference(model_files):
 
 
 @pytest.mark.fixtures
-@pytest.mark.parametrize("flag, select", [(None, lambda v: v), ("--average", lambda v: v.mean(0))])  # --top: test_model_dir
+@pytest.mark.parametrize("flag, select",
+                         [(None, lambda v: v), ("--average", lambda v: v.mean(0))])  # --top: test_model_dir
 def test_embed_formats(model_files, input_file, tmp_path, reference, capsys, flag, select):
     output = tmp_path / "out.hdf5"
-    argv = ["embed", str(input_file), str(output), "--options", model_files[0], "--weights", model_files[1], "--batch-size", "1"]
+    argv = ["embed", str(input_file), str(output), "--options", model_files[0], "--weights", model_files[1],
+            "--batch-size", "1"]
     assert main(argv + ([flag] if flag else [])) == 0
     with h5py.File(output, "r") as handle:
         for key, vectors in enumerate(reference):
@@ -89,7 +91,8 @@ def test_model_dir(tmp_path, input_file, capsys):
     model.vocabulary = vocabulary
     save_model_dir(model, tmp_path / "model")
     output = tmp_path / "out.hdf5"
-    assert main(["embed", str(input_file), str(output), "--model-dir", str(tmp_path / "model"), "--top", "--quiet"]) == 0
+    assert main(["embed", str(input_file), str(output), "--model-dir", str(tmp_path / "model"), "--top",
+                 "--quiet"]) == 0
     expected = ElmoEmbedder.from_model_dir(tmp_path / "model").embed_sentence(LINES[0].split())[-1]
     with h5py.File(output, "r") as handle:
         np.testing.assert_allclose(handle["0"][...], expected, atol=1e-5)

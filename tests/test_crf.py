@@ -14,12 +14,12 @@ import pytest
 import tensorflow as tf  # tf.function with a dynamic time axis and GradientTape: the suite runs on TensorFlow
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from keras import ops
 
 from elmo_keras._backend import compile_function
 from elmo_keras._quiet import keras
 from elmo_keras.layers import CRF
 from elmo_keras.tagging import allowed_transitions, is_valid_sequence
-from keras import ops
 from tests.layer_checks import check_layer
 
 TOLERANCE = 1e-5

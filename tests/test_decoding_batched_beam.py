@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from keras import ops
 
 from elmo_keras._quiet import keras  # noqa: F401
 from elmo_keras.decoding import beam_search
 from elmo_keras.decoding.batched_beam import BatchedBeamSearch, beam_search_batch
-from keras import ops
 
 BOS, EOS, VOCAB, NUM_SOURCES = 0, 1, 6, 5
 

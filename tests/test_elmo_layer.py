@@ -3,6 +3,7 @@ dropout in training only, serializable (config and ``.keras``)."""
 
 import numpy as np
 import pytest
+from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
@@ -12,7 +13,6 @@ from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID
-from keras import ops
 
 SENTENCES = [["The", "bank", "was", "closed", "."], ["Hello", "world"]]
 

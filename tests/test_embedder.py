@@ -7,6 +7,7 @@ import re
 import h5py
 import numpy as np
 import pytest
+from keras import ops
 
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.pretrained.embedder import (
@@ -19,7 +20,6 @@ from elmo_keras.pretrained.embedder import (
 )
 from elmo_keras.text.batching import encode_characters
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
-from keras import ops
 
 TOLERANCE = 1e-5
 
@@ -213,7 +213,8 @@ def test_from_model_dir_word_level(tmp_path):
 
     stateful = ElmoEmbedder.from_model_dir(directory, stateful=True)  # a stateful copy, same weights
     assert stateful.bilm.stateful and stateful.bilm is not model.bilm
-    np.testing.assert_allclose(stateful.embed_sentence(["The", "river", "bank", "unknownword"]), vectors, atol=TOLERANCE)
+    np.testing.assert_allclose(stateful.embed_sentence(["The", "river", "bank", "unknownword"]), vectors,
+                               atol=TOLERANCE)
     assert np.abs(stateful.embed_sentence(["The", "river", "bank", "unknownword"]) - vectors).max() > 1e-6
 
 

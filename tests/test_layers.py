@@ -34,7 +34,8 @@ def numpy_projected_lstm(x, kernel, recurrent, bias, projection, cell_clip, proj
     outputs = []
     for t in range(steps):
         z = x[:, t] @ kernel + bias + h @ recurrent
-        i, f, g, o = sigmoid(z[:, :units]), sigmoid(z[:, units:2 * units]), np.tanh(z[:, 2 * units:3 * units]), sigmoid(z[:, 3 * units:])
+        i, f, g, o = (sigmoid(z[:, :units]), sigmoid(z[:, units:2 * units]), np.tanh(z[:, 2 * units:3 * units]),
+                      sigmoid(z[:, 3 * units:]))
         c = np.clip(f * c + i * g, -cell_clip, cell_clip)
         h = np.clip((o * np.tanh(c)) @ projection, -proj_clip, proj_clip)
         outputs.append(h)
@@ -190,19 +191,22 @@ def test_layer_checks_word_embedding(tmp_path):
 
 def test_layer_checks_lstm_stack(tmp_path):
     x = RNG.normal(size=(3, 5, 4)).astype("float32")
-    check_layer(lambda: LSTMStack(6, 2, projection_dim=3, cell_clip=3.0, proj_clip=3.0, go_backwards=True, name="stack"), x, tmp_path)
+    check_layer(lambda: LSTMStack(6, 2, projection_dim=3, cell_clip=3.0, proj_clip=3.0, go_backwards=True,
+                                  name="stack"), x, tmp_path)
 
 
 def test_layer_checks_bilm(tmp_path):
     ids = np.array([[2, 5, 6, 3], [2, 7, 3, 0]], "int32")
-    check_layer(lambda: BiLM(WordEmbedding(10, 4, projection_dim=6), units=8, projection_dim=6, name="bilm"), ids, tmp_path, "int32")
+    check_layer(lambda: BiLM(WordEmbedding(10, 4, projection_dim=6), units=8, projection_dim=6, name="bilm"), ids,
+                tmp_path, "int32")
 
 
 # --- masks, determinism, dropout -------------------------------------------------------------------------
 
 def _tiny_bilm(**kwargs):
     keras.utils.set_random_seed(1)
-    return BiLM(WordEmbedding(30, 8, projection_dim=6), units=10, num_layers=2, projection_dim=6, cell_clip=3.0, proj_clip=3.0, **kwargs)
+    return BiLM(WordEmbedding(30, 8, projection_dim=6), units=10, num_layers=2, projection_dim=6, cell_clip=3.0,
+                proj_clip=3.0, **kwargs)
 
 
 @pytest.mark.parametrize("unroll", [False, True])
@@ -292,8 +296,10 @@ def test_sentence_boundaries_round_trip():
     np.testing.assert_array_equal(np.asarray(inner)[..., 0], ids)
     np.testing.assert_array_equal(np.asarray(inner_mask), mask)
     chars = batch_to_ids([["a", "b"], ["c"]])
-    wrapped_chars, _ = add_sentence_boundaries(chars, chars.any(-1), batch_to_ids([["<S>"]])[0, 0], batch_to_ids([["</S>"]])[0, 0])
-    np.testing.assert_array_equal(np.asarray(wrapped_chars)[1], batch_to_ids([["<S>", "c", "</S>", "x"]])[0] * np.array([1, 1, 1, 0])[:, None])
+    wrapped_chars, _ = add_sentence_boundaries(chars, chars.any(-1), batch_to_ids([["<S>"]])[0, 0],
+                                               batch_to_ids([["</S>"]])[0, 0])
+    np.testing.assert_array_equal(np.asarray(wrapped_chars)[1],
+                                  batch_to_ids([["<S>", "c", "</S>", "x"]])[0] * np.array([1, 1, 1, 0])[:, None])
 
 
 def test_reverse_within_length_is_an_involution():

@@ -14,13 +14,13 @@ import shutil
 import h5py
 import numpy as np
 import pytest
+from keras import ops
 
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.pretrained.loader import bilm_from_options, load_pretrained_bilm, set_pretrained_weights
 from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import WeightFileError, read_weight_file
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
-from keras import ops
 from tests.elmo_fixture_data import NUM_BATCHES
 
 pytestmark = pytest.mark.fixtures
@@ -197,7 +197,8 @@ def test_options_do_not_match_weights(model_dir, tmp_path):
         load_pretrained_bilm(options, model_dir / "lm_weights.hdf5")
     message = str(info.value)
     assert "lm_weights.hdf5" in message and "'CNN_proj/W_proj'" in message
-    assert "(124, 16) but (124, 8) was expected" in message and "lstm.projection_dim" in message and str(options) in message
+    assert ("(124, 16) but (124, 8) was expected" in message and "lstm.projection_dim" in message
+            and str(options) in message)
 
 
 def test_invalid_options_file(model_dir, tmp_path):
@@ -227,10 +228,12 @@ def _write_fake_weights(path, options, seed=0):
         for d in range(2):
             for layer in range(lstm.n_layers):
                 prefix = f"RNN_{d}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
-                handle[f"{prefix}/W_0"] = rng.normal(size=(2 * lstm.projection_dim, 4 * lstm.dim)).astype(np.float32) * 0.1
+                handle[f"{prefix}/W_0"] = rng.normal(
+                    size=(2 * lstm.projection_dim, 4 * lstm.dim)).astype(np.float32) * 0.1
                 handle[f"{prefix}/B"] = np.zeros(4 * lstm.dim, np.float32)
                 if lstm.has_projection:
-                    handle[f"{prefix}/W_P_0"] = rng.normal(size=(lstm.dim, lstm.projection_dim)).astype(np.float32) * 0.1
+                    handle[f"{prefix}/W_P_0"] = rng.normal(
+                        size=(lstm.dim, lstm.projection_dim)).astype(np.float32) * 0.1
 
 
 def _small_options(dim, activation, n_characters):
@@ -289,7 +292,8 @@ def test_unused_cnn_projection_is_an_error(tmp_path):
     with h5py.File(weights_path, "a") as handle:
         handle["CNN_proj/W_proj"] = np.zeros((12, 12), np.float32)
         handle["CNN_proj/b_proj"] = np.zeros(12, np.float32)
-    with pytest.raises(WeightFileError, match=r"has 2 biLM tensor\(s\) not used .*'CNN_proj/W_proj', 'CNN_proj/b_proj'"):
+    with pytest.raises(WeightFileError,
+                       match=r"has 2 biLM tensor\(s\) not used .*'CNN_proj/W_proj', 'CNN_proj/b_proj'"):
         load_pretrained_bilm(options_path, weights_path)
 
 

@@ -188,7 +188,8 @@ def test_read_weight_file_truncated(model_dir, tmp_path, keep):
     data = (model_dir / "lm_weights.hdf5").read_bytes()
     path = tmp_path / "weights.hdf5"
     path.write_bytes(data[: int(len(data) * keep)])
-    with pytest.raises(WeightFileError, match=rf"{re.escape(str(path))}: cannot be read: .*\(truncated or corrupted\?\)"):
+    with pytest.raises(WeightFileError,
+                       match=rf"{re.escape(str(path))}: cannot be read: .*\(truncated or corrupted\?\)"):
         read_weight_file(path)
 
 

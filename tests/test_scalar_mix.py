@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.scalar_mix import LAYER_NORM_EPSILON, ScalarMix
-from keras import ops
 
 RNG = np.random.default_rng(0)
 PARAMETERS = [0.1, -0.4, 0.7]
@@ -144,5 +144,6 @@ def test_invalid_arguments(kwargs, message):
 
 
 def test_wrong_number_of_tensors():
-    with pytest.raises(ValueError, match=r"ScalarMix\(mixture_size=3\) expects a list of that many tensors, received 2"):
+    with pytest.raises(ValueError,
+                       match=r"ScalarMix\(mixture_size=3\) expects a list of that many tensors, received 2"):
         ScalarMix(3)(_layers()[:2])

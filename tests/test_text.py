@@ -25,7 +25,6 @@ from elmo_keras.text import (
     tokenize,
 )
 
-
 # --- tokenizer -------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -75,7 +74,8 @@ def test_ascii_token_exact_row():
 
 def test_non_ascii_token_is_utf8_bytes_plus_one():
     # "é" = C3 A9, "€" = E2 82 AC
-    np.testing.assert_array_equal(token_to_char_ids("é€"), _row(259, 0xC3 + 1, 0xA9 + 1, 0xE2 + 1, 0x82 + 1, 0xAC + 1, 260))
+    np.testing.assert_array_equal(token_to_char_ids("é€"),
+                                  _row(259, 0xC3 + 1, 0xA9 + 1, 0xE2 + 1, 0x82 + 1, 0xAC + 1, 260))
 
 
 def test_58_byte_token_is_cut_to_48_bytes():
@@ -138,7 +138,9 @@ def test_any_unicode_token_gives_valid_row_or_value_error(token):
     assert (row[n_bytes + 2 :] == PADDING_CHAR).all()
 
 
-@given(st.lists(st.lists(st.text(min_size=1, max_size=60).filter(lambda t: t.encode("utf-8", "ignore")), min_size=1, max_size=6), min_size=1, max_size=4))
+@given(st.lists(st.lists(st.text(min_size=1, max_size=60).filter(lambda t: t.encode("utf-8", "ignore")),
+                         min_size=1, max_size=6),
+                min_size=1, max_size=4))
 @settings(max_examples=100, deadline=None)
 def test_batch_to_ids_rows_match_token_rows(sentences):
     ids = batch_to_ids(sentences)

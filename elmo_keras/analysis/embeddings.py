@@ -14,7 +14,8 @@ from elmo_keras.text.vocabulary import UNK_ID
 DEFAULT_BATCH_SIZE = 64
 
 
-def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[str]], batch_size: int = DEFAULT_BATCH_SIZE):
+def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[str]],
+                         batch_size: int = DEFAULT_BATCH_SIZE):
     """Every layer's activations for each sentence, boundaries removed.
 
     Returns:
@@ -34,7 +35,8 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
 
 def is_unknown_word(model: BiLanguageModel, word: str) -> bool:
     """True when ``model`` is word-level and reads ``word`` as ``<unk>`` (a character model knows every word)."""
-    return model.encoder_kind == "word" and model.vocabulary is not None and model.vocabulary.token_to_id(word) == UNK_ID
+    return (model.encoder_kind == "word" and model.vocabulary is not None
+            and model.vocabulary.token_to_id(word) == UNK_ID)
 
 
 def layer_embeddings(
@@ -98,6 +100,7 @@ def _token_lists(sentences) -> list[list[str]]:
             raise ValueError(f"sentence {index} is empty")
         for token in tokens:
             if not isinstance(token, str):
-                raise TypeError(f"sentence {index} holds a {type(token).__name__} token ({token!r}); tokens must be str")
+                raise TypeError(f"sentence {index} holds a {type(token).__name__} token ({token!r}); "
+                                "tokens must be str")
         result.append(tokens)
     return result

@@ -51,7 +51,8 @@ def find_occurrences(word: str, frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["tokens", "position", "sense", "split"])
 
 
-def word_occurrences(model, word: str, frame: pd.DataFrame, typed_sentences: Sequence[str] = (), max_occurrences: int | None = None) -> WordOccurrences:
+def word_occurrences(model, word: str, frame: pd.DataFrame, typed_sentences: Sequence[str] = (),
+                     max_occurrences: int | None = None) -> WordOccurrences:
     """Embed every occurrence of ``word`` in ``frame`` plus user-typed sentences.
 
     Args:

@@ -33,7 +33,8 @@ from elmo_keras.decoding.worked_examples import (
 )
 
 __all__ = [
-    "BatchedBeamSearch", "beam_search_batch", "MAX_EXHAUSTIVE_SEQUENCES", "NUCLEUS_TOLERANCE", "Candidates", "DecodeTrace", "Hypothesis", "NGramTable",
+    "BatchedBeamSearch", "beam_search_batch", "MAX_EXHAUSTIVE_SEQUENCES", "NUCLEUS_TOLERANCE", "Candidates",
+    "DecodeTrace", "Hypothesis", "NGramTable",
     "PrefixTable", "StepTrace", "WorkedExample", "all_examples", "apply_temperature", "beam_search",
     "count_sequences", "exhaustive_search", "filter_distribution", "greedy", "greedy_trap", "length_normalized_score",
     "nucleus_example", "nucleus_indices", "same_branch_beam", "sample", "token_labels", "top_k_indices",

@@ -23,7 +23,9 @@ near-ties may resolve differently from the float64 generic function.
 from __future__ import annotations
 
 import numpy as np
+from keras import ops
 
+from elmo_keras._backend import compile_function
 from elmo_keras._quiet import keras  # noqa: F401  (quiet TensorFlow start-up before keras.ops)
 from elmo_keras.decoding._checks import (
     LOG_PROB_TOLERANCE,
@@ -32,9 +34,7 @@ from elmo_keras.decoding._checks import (
     check_length_penalty,
     check_optional_int,
 )
-from elmo_keras._backend import compile_function
 from elmo_keras.decoding.hypothesis import Hypothesis, make_hypothesis, rank_hypotheses
-from keras import ops
 
 SOURCE_LENGTH_BUCKET = 8  # sources are right-padded to a multiple of this (with pad_id): fewer recompilations
 

@@ -4,7 +4,8 @@ Each example is a ``WorkedExample``: a vocabulary, the table, a ``next_log_probs
 expected answer. Only the nucleus example's numbers are stated in the notes (.50 / .25 / .10 / .06, total .91);
 the notes draw the greedy and beam examples without numbers (greedy stuck after A; beam keeping A B and A D
 and dropping the C branch, "the figure keeps AB and CE" for per-branch greedy), so those two tables are
-constructed here to show exactly what the notes describe. Prefixes missing from a table end the sequence (``</S>`` with probability 1), so the
+constructed here to show exactly what the notes describe. Prefixes missing from a table end the sequence
+(``</S>`` with probability 1), so the
 two-step examples produce two words then ``</S>`` (``max_len = 3``).
 
 * ``greedy_trap()`` — greedy picks A (0.5) first, but the best whole sequence starts with B:

@@ -205,7 +205,8 @@ class ModelsUnloadableError(ValueError):
 
     def __init__(self, failures):
         self.failures = tuple(failures)
-        super().__init__("no saved model can be loaded: " + "; ".join(f"{name}: {message}" for name, message in failures))
+        super().__init__("no saved model can be loaded: "
+                         + "; ".join(f"{name}: {message}" for name, message in failures))
 
 
 def save_model(model, directory: str | os.PathLike, name: str, preset: str | None = None,

@@ -118,7 +118,8 @@ def parse_corpus_upload(filename: str, data: bytes) -> CorpusUpload:
     """The corpus of an uploaded file, with warnings about labels it dropped.
 
     Plain text: one sentence per line (blank lines skipped), all unlabelled, split ``train``. TSV: a header
-    row naming ``sentence`` (with any of ``word, sense, split, pos``, or alone in a ``.tsv`` file); ``word`` + ``sense`` label a
+    row naming ``sentence`` (with any of ``word, sense, split, pos``, or alone in a ``.tsv`` file); ``word`` +
+    ``sense`` label a
     row, and a row (or a file) with only one of them is unlabelled and named in ``warnings``.
 
     Raises:

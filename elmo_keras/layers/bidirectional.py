@@ -10,12 +10,12 @@ Stateless only (``BiLM`` uses the stacks themselves when ``stateful=True``).
 
 from __future__ import annotations
 
-from elmo_keras._quiet import keras
+from keras import ops
+
 from elmo_keras.layers.input_checks import check_left_aligned
 from elmo_keras.layers.lstm_sequence import lstm_sequence
 from elmo_keras.layers.projected_lstm_cell import lstm_step
 from elmo_keras.layers.sequence_ops import reverse_within_length
-from keras import ops
 
 
 def _weight(cell, name):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from keras import ops
+
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bidirectional import run_bidirectional
 from elmo_keras.layers.lstm_stack import LSTMStack
-from keras import ops
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -56,7 +57,8 @@ class BiLM(keras.layers.Layer):
         if isinstance(token_encoder, dict):
             token_encoder = keras.saving.deserialize_keras_object(token_encoder)
         if not isinstance(token_encoder, keras.layers.Layer):
-            raise ValueError(f"token_encoder must be a keras Layer (WordEmbedding, CharCNN), received {token_encoder!r}")
+            raise ValueError(f"token_encoder must be a keras Layer (WordEmbedding, CharCNN), "
+                             f"received {token_encoder!r}")
         self.token_encoder = token_encoder
         stack_args = dict(
             units=units, num_layers=num_layers, projection_dim=projection_dim, cell_clip=cell_clip,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from keras import ops
+
 from elmo_keras._quiet import keras
 from elmo_keras.layers.highway import Highway
 from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
-from keras import ops
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")

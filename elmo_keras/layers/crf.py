@@ -23,11 +23,11 @@ forbidden step scores −1e30 whatever its variable holds, so it has probability
 from __future__ import annotations
 
 import numpy as np
+from keras import ops
 
 from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
 from elmo_keras.layers import crf_math
-from keras import ops
 
 INITIAL_SCORE_RANGE = 0.1  # variables start uniform in ±0.1 (as pytorch-crf)
 PAD_TAG = -1  # padding in the ``y_true`` of ``CRF.loss``

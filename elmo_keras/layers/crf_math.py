@@ -22,8 +22,9 @@ row's value at its last real token:
 
 from __future__ import annotations
 
-from elmo_keras._backend import scan_time
 from keras import ops
+
+from elmo_keras._backend import scan_time
 
 IMPOSSIBLE = -1e30
 IMPOSSIBLE_BELOW = IMPOSSIBLE / 2

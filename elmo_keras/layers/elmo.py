@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from keras import ops
+
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.scalar_mix import ScalarMix
 from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sentence_boundaries
 from elmo_keras.text.char_ids import BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID
-from keras import ops
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -90,7 +91,8 @@ class Elmo(keras.layers.Layer):
         self.dropout = float(dropout)
         self.do_layer_norm = bool(do_layer_norm)
         self.keep_sentence_boundaries = bool(keep_sentence_boundaries)
-        self.scalar_mix_parameters = None if scalar_mix_parameters is None else [float(v) for v in scalar_mix_parameters]
+        self.scalar_mix_parameters = (None if scalar_mix_parameters is None
+                                      else [float(v) for v in scalar_mix_parameters])
         self.requires_grad = bool(requires_grad)
         self.layer_norm_statistics = layer_norm_statistics
         self.scalar_mixes = [

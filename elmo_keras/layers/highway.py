@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from elmo_keras._quiet import keras
 from keras import ops
+
+from elmo_keras._quiet import keras
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -38,16 +39,20 @@ class Highway(keras.layers.Layer):
         dim = input_shape[-1]
         self.transform_kernels, self.transform_biases, self.gate_kernels, self.gate_biases = [], [], [], []
         for i in range(self.num_layers):
-            self.transform_kernels.append(self.add_weight(shape=(dim, dim), initializer="glorot_uniform", name=f"transform_kernel_{i}"))
+            self.transform_kernels.append(self.add_weight(shape=(dim, dim), initializer="glorot_uniform",
+                                                          name=f"transform_kernel_{i}"))
             self.transform_biases.append(self.add_weight(shape=(dim,), initializer="zeros", name=f"transform_bias_{i}"))
-            self.gate_kernels.append(self.add_weight(shape=(dim, dim), initializer="glorot_uniform", name=f"gate_kernel_{i}"))
+            self.gate_kernels.append(self.add_weight(shape=(dim, dim), initializer="glorot_uniform",
+                                                     name=f"gate_kernel_{i}"))
             self.gate_biases.append(
-                self.add_weight(shape=(dim,), initializer=keras.initializers.Constant(self.gate_bias_initializer), name=f"gate_bias_{i}")
+                self.add_weight(shape=(dim,), initializer=keras.initializers.Constant(self.gate_bias_initializer),
+                                name=f"gate_bias_{i}")
             )
 
     def call(self, inputs):
         x = inputs
-        for w_h, b_h, w_t, b_t in zip(self.transform_kernels, self.transform_biases, self.gate_kernels, self.gate_biases):
+        for w_h, b_h, w_t, b_t in zip(self.transform_kernels, self.transform_biases, self.gate_kernels,
+                                      self.gate_biases):
             gate = ops.sigmoid(ops.matmul(x, w_t) + b_t)
             x = gate * self.activation(ops.matmul(x, w_h) + b_h) + (1.0 - gate) * x
         return x

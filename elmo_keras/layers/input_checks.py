@@ -9,9 +9,9 @@ checks a negative id silently selected a row counted from the end of the table a
 from __future__ import annotations
 
 import numpy as np
+from keras import ops
 
 from elmo_keras._backend import is_eager
-from keras import ops
 
 
 def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
@@ -35,7 +35,8 @@ def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
     values = ops.convert_to_numpy(inputs)
     if not np.issubdtype(values.dtype, np.integer):
         if not np.issubdtype(values.dtype, np.number) or np.any(values != np.round(values)):
-            raise ValueError(f"{layer} expects integer {what}, received {values.dtype} values that are not whole numbers")
+            raise ValueError(f"{layer} expects integer {what}, received {values.dtype} values "
+                             "that are not whole numbers")
     low, high = values.min(), values.max()
     if low < 0 or high >= num_ids:
         bad = low if low < 0 else high

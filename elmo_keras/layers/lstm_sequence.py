@@ -12,10 +12,10 @@ over all steps. The equations are ``projected_lstm_cell.lstm_update``'s (the for
 
 from __future__ import annotations
 
-from elmo_keras._quiet import keras
+from keras import ops
+
 from elmo_keras._backend import scan_time
 from elmo_keras.layers.projected_lstm_cell import lstm_update
-from keras import ops
 
 
 def _transpose(x):

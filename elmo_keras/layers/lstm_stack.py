@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-
-from elmo_keras._quiet import keras
-from elmo_keras._backend import scan_time
-from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
-from elmo_keras._backend import is_eager
-from elmo_keras.layers.input_checks import check_left_aligned
-from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengths
 from keras import ops
+
+from elmo_keras._backend import is_eager, scan_time
+from elmo_keras._quiet import keras
+from elmo_keras.layers.input_checks import check_left_aligned
+from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
+from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengths
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -187,7 +186,8 @@ class LSTMStack(keras.layers.Layer):
                 "call the layer directly (not inside model.predict / a compiled function), or use stateful=False"
             )
         batch = int(ops.shape(inputs)[0])
-        outputs, final_states = self.run(inputs, mask=mask, initial_states=self._initial_from_carried(batch), training=training)
+        outputs, final_states = self.run(inputs, mask=mask, initial_states=self._initial_from_carried(batch),
+                                         training=training)
         self._store_carried(final_states, batch)
         return outputs
 

@@ -20,8 +20,9 @@ once.
 
 from __future__ import annotations
 
-from elmo_keras._quiet import keras
 from keras import ops
+
+from elmo_keras._quiet import keras
 
 
 def _check_positive(name, value, allow_none=True):
@@ -45,7 +46,8 @@ def lstm_step(input_gates, h, c, recurrent_kernel, projection_kernel=None, cell_
 
 
 def lstm_update(z, c, projection_kernel=None, cell_clip=None, proj_clip=None):
-    """From the gate pre-activations ``z = x·W + b + h·U`` `(..., 4U)` and ``c_{t-1}``: ``(h_t, c_t, c_t before clipping)``."""
+    """From the gate pre-activations ``z = x·W + b + h·U`` `(..., 4U)` and ``c_{t-1}``:
+    ``(h_t, c_t, c_t before clipping)``."""
     z_i, z_f, z_g, z_o = ops.split(z, 4, axis=-1)
     c_raw = ops.sigmoid(z_f) * c + ops.sigmoid(z_i) * ops.tanh(z_g)
     c = c_raw if cell_clip is None else ops.clip(c_raw, -cell_clip, cell_clip)
@@ -128,7 +130,8 @@ class ProjectedLSTMCell(keras.layers.Layer):
         self.bias = self.add_weight(shape=(4 * self.units,), initializer=bias_initializer, name="bias")
         if self.projection_dim is not None:
             self.projection_kernel = self.add_weight(
-                shape=(self.units, self.projection_dim), initializer=self.projection_initializer, name="projection_kernel"
+                shape=(self.units, self.projection_dim), initializer=self.projection_initializer,
+                name="projection_kernel"
             )
         else:
             self.projection_kernel = None
@@ -139,7 +142,8 @@ class ProjectedLSTMCell(keras.layers.Layer):
 
     def recurrent_step(self, input_gates, h, c):
         """One step from precomputed ``x_t · W + b``: returns ``(h_t, c_t)`` (see module equations)."""
-        return lstm_step(input_gates, h, c, self.recurrent_kernel, self.projection_kernel, self.cell_clip, self.proj_clip)
+        return lstm_step(input_gates, h, c, self.recurrent_kernel, self.projection_kernel, self.cell_clip,
+                         self.proj_clip)
 
     def call(self, inputs, states, training=None):
         h, c = self.recurrent_step(self.input_gates(inputs), states[0], states[1])

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from keras import ops
 
 from elmo_keras._quiet import keras
-from keras import ops
 
 LAYER_NORM_EPSILON = 1e-12  # as AllenNLP's ScalarMix
 LAYER_NORM_STATISTICS = ("sentence", "batch")

@@ -6,7 +6,6 @@ A mask is ``(batch, time)`` bool with the real tokens first and padding after th
 
 from __future__ import annotations
 
-from elmo_keras._quiet import keras
 from keras import ops
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from keras import ops
+
 from elmo_keras._quiet import keras
 from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.text.vocabulary import PAD_ID
-from keras import ops
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from keras import ops
+
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.text.vocabulary import PAD_ID
-from keras import ops
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")

@@ -11,9 +11,9 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
+from keras import ops
 
 from elmo_keras._backend import compile_for_inference
-from keras import ops
 
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

@@ -32,7 +32,8 @@ KERAS_CAUSE_MARKER = "Exception encountered: "
 KERAS_CONFIG_DUMP_MARKER = "Full object config:"
 # the model attributes that fix the weights, checked against training.json's config (for a biLM with the token
 # encoder's: encoder, embedding_dim and, for characters, char_filters and n_highway)
-ARCHITECTURE_FIELDS_OF_BILM = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip", "use_skip_connections")
+ARCHITECTURE_FIELDS_OF_BILM = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip",
+                               "use_skip_connections")
 ARCHITECTURE_FIELDS_OF_SEQ2SEQ = ("cell", "embedding_dim", "units", "num_layers")
 
 
@@ -53,7 +54,8 @@ def save_model_dir(model, directory: str | os.PathLike) -> pathlib.Path:
             directory (saving replaces the whole directory, so they would be lost).
     """
     if getattr(model, "vocabulary", None) is None:
-        raise ValueError("the model has no vocabulary; train it with train_bilm / train_seq2seq or set model.vocabulary")
+        raise ValueError("the model has no vocabulary; train it with train_bilm / train_seq2seq "
+                         "or set model.vocabulary")
     nonfinite = first_nonfinite_weight(model)
     if nonfinite is not None:
         raise ValueError(f"the model has {nonfinite}; it is not saved (it would embed everything as NaN): retrain it "
@@ -243,7 +245,8 @@ def _read_summary(path: pathlib.Path) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path} is corrupted: {error}; {hint}") from None
     if not isinstance(summary, dict):
-        raise ValueError(f"{path} must hold a JSON object (the training summary), found a {type(summary).__name__}; {hint}")
+        raise ValueError(f"{path} must hold a JSON object (the training summary), "
+                         f"found a {type(summary).__name__}; {hint}")
     return summary
 
 

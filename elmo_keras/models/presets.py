@@ -129,7 +129,8 @@ PRESETS = {
     # Trained in bfloat16 where the CPU has it natively: ~20% faster steps, the same sense separation.
     "toy": BiLMConfig(training_precision="auto"),
     # A character-level variant of the toy model (handles unseen words like the original ELMo).
-    "char-toy": BiLMConfig(encoder="char", embedding_dim=16, units=256, projection_dim=128, cell_clip=3.0, proj_clip=3.0),
+    "char-toy": BiLMConfig(encoder="char", embedding_dim=16, units=256, projection_dim=128, cell_clip=3.0,
+                           proj_clip=3.0),
     # Minutes-free model for tests.
     "tiny": BiLMConfig(embedding_dim=16, units=16, epochs=3, batch_size=16, dropout=0.0, learning_rate=1e-2),
 }

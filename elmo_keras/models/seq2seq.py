@@ -21,15 +21,15 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.config_dicts import DictConfig
-from elmo_keras.models.persistence import read_model_dir, save_model_dir
 from elmo_keras.limits import check_batch_size, check_finite_positive
+from elmo_keras.models.persistence import read_model_dir, save_model_dir
 from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights, sentence_tokens
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
-from keras import ops
 
 CELLS = ("gru", "lstm")
 

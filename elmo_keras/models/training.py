@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from elmo_keras._quiet import keras
 from elmo_keras._backend import gathered_batches, has_native_bfloat16
+from elmo_keras._quiet import keras
 from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.models.inference import lm_logits
 from elmo_keras.models.persistence import first_nonfinite_weight
@@ -346,7 +346,8 @@ def train_bilm(
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     config = get_preset(preset)
-    overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size)) if v is not None}
+    overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size))
+                 if v is not None}
     config = config.replace(**overrides)
     keras_callbacks = as_keras_callbacks(callbacks)
     if corpus is None:

@@ -8,16 +8,15 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
+from keras import ops
 
 from elmo_keras._backend import compile_for_inference
-from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
 from elmo_keras.safe_files import refuse_overwriting
 from elmo_keras.text.batching import encode_characters, encode_word_ids
 from elmo_keras.text.vocabulary import Vocabulary
-from keras import ops
 
 OUTPUT_FORMATS = ("all", "top", "average")
 SENTENCE_TO_INDEX = "sentence_to_index"  # the dataset name AllenNLP's `elmo` command writes

@@ -13,8 +13,8 @@ import os
 import numpy as np
 
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.limits import largest_factor, memory_shortfall
 from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.limits import largest_factor, memory_shortfall
 from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import (
     BACKWARD,
@@ -85,7 +85,8 @@ def check_fits_in_memory(options: ElmoOptions) -> None:
                        f"{value} is too large for this machine: {shortfall}; check the value (a typo?)")
 
 
-def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.PathLike, stateful: bool = False) -> BiLM:
+def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.PathLike,
+                         stateful: bool = False) -> BiLM:
     """The original ELMo biLM as a built ``BiLM`` layer with the pretrained weights.
 
     Args:
@@ -190,6 +191,7 @@ def _assign(variable, value: np.ndarray, tensor_name: str, path: str) -> None:
     if tuple(variable.shape) != tuple(value.shape):
         raise WeightFileError(
             path, tensor_name,
-            f"converts to shape {tuple(value.shape)} but the layer weight {variable.path} has shape {tuple(variable.shape)}",
+            f"converts to shape {tuple(value.shape)} but the layer weight {variable.path} "
+            f"has shape {tuple(variable.shape)}",
         )
     variable.assign(value.astype(variable.dtype))

@@ -120,7 +120,8 @@ class ElmoOptions:
             for pair in filters
         ):
             raise OptionsError(
-                source, "char_cnn.filters", f"must be a non-empty list of [width, count] positive ints, received {filters!r}"
+                source, "char_cnn.filters",
+                f"must be a non-empty list of [width, count] positive ints, received {filters!r}"
             )
         char_cnn = CharCNNOptions(
             embedding_dim=reader.positive_int("char_cnn.embedding.dim"),

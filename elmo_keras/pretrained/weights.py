@@ -90,7 +90,8 @@ def read_weight_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
     return tensors
 
 
-def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple, path, because: str = "") -> np.ndarray:
+def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple, path,
+                because: str = "") -> np.ndarray:
     """``tensors[name]`` as float32 after checking that it exists, has ``expected_shape``, holds numbers and
     every one of them is finite.
 
@@ -131,7 +132,8 @@ def is_bilm_tensor(name: str) -> bool:
     return group == CHAR_EMBEDDING or group.startswith(BILM_GROUP_PREFIXES)
 
 
-def check_all_bilm_tensors_used(tensors: dict[str, np.ndarray], taken: set[str], path, options_source: str = "") -> None:
+def check_all_bilm_tensors_used(tensors: dict[str, np.ndarray], taken: set[str], path,
+                                options_source: str = "") -> None:
     """Make sure every biLM tensor of the file was ``taken``: an unused one means the options describe a smaller
     or different network (fewer layers, no projection, ...) than the one the weights were trained for.
 
@@ -169,7 +171,8 @@ def prepend_padding_char_row(char_embed: np.ndarray) -> np.ndarray:
 def conv2d_kernel_to_conv1d(kernel: np.ndarray) -> np.ndarray:
     """bilm-tf ``W_cnn_i`` `(1, width, char_dim, count)` → Conv1D's `(width, char_dim, count)`.
 
-    bilm-tf runs a Conv2D over a height-1 "image" of characters; both compute a cross-correlation along the characters with "valid" padding, so dropping the unit
+    bilm-tf runs a Conv2D over a height-1 "image" of characters; both compute a cross-correlation along the
+    characters with "valid" padding, so dropping the unit
     height axis is the whole conversion.
     """
     if kernel.ndim != 4 or kernel.shape[0] != 1:
@@ -185,11 +188,13 @@ def convert_highway(w_carry, b_carry, w_transform, b_transform) -> dict[str, np.
     tensors map one-to-one with no sign change (AllenNLP's ``Highway`` gates the input instead and negates
     them). Kernels are `(in, out)` in both, used as ``x · W``.
     """
-    return {"gate_kernel": w_carry, "gate_bias": b_carry, "transform_kernel": w_transform, "transform_bias": b_transform}
+    return {"gate_kernel": w_carry, "gate_bias": b_carry, "transform_kernel": w_transform,
+            "transform_bias": b_transform}
 
 
 def tf_gates_to_keras_order(array: np.ndarray) -> np.ndarray:
-    """Reorder the last axis from TensorFlow ``LSTMCell``'s gates ``[i, j, f, o]`` to ours ``[i, f, g, o]`` (``g = j``)."""
+    """Reorder the last axis from TensorFlow ``LSTMCell``'s gates ``[i, j, f, o]`` to ours ``[i, f, g, o]``
+    (``g = j``)."""
     i, j, f, o = np.split(array, 4, axis=-1)
     return np.concatenate([i, f, j, o], axis=-1)
 

@@ -15,7 +15,8 @@ def _length(sentences: Sequence[Sequence[str]], length: int | None) -> int:
     return longest if length is None else max(int(length), longest)
 
 
-def encode_word_ids(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
+def encode_word_ids(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary,
+                    length: int | None = None) -> np.ndarray:
     """``<S> tokens </S>`` word ids (unknown words → ``<unk>``), right-padded with ``PAD_ID``:
     int32 `(batch, max(length, longest + 2))`."""
     ids = np.full((len(sentences), _length(sentences, length)), PAD_ID, dtype=np.int32)

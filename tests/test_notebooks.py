@@ -1,0 +1,47 @@
+"""The notebooks run from top to bottom (on the tiny preset) and print what their text says."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def _run(path: pathlib.Path) -> str:
+    nbclient = pytest.importorskip("nbclient", reason="nbclient is a test requirement (requirements-test.txt)")
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.read(path, as_version=4)
+    assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), \
+        f"{path.name} is stored with outputs: regenerate it with tools/make_notebooks.py"
+    os.environ["ELMO_KERAS_NOTEBOOK_PRESET"] = "tiny"
+    try:
+        nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        del os.environ["ELMO_KERAS_NOTEBOOK_PRESET"]
+    return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                   for output in cell.outputs)
+
+
+@pytest.mark.slow
+def test_quickstart_runs_and_shows_what_it_says(shared_fixtures):
+    printed = _run(NOTEBOOKS / "quickstart.ipynb")
+    assert "layer 0: cosine(bank_money, bank_river) = 1.000" in printed
+    assert "layer weights [0.09  0.245 0.665] -> ELMo vectors (2, 32)" in printed
+    assert "original ELMo: (3, 6, 32) (layers, tokens, dim)" in printed
+    assert "greedy    A B </S>  P = 0.20" in printed and "beam k=2  B C </S>  P = 0.36" in printed
+
+
+def test_the_notebook_is_generated_from_tools_make_notebooks():
+    nbformat = pytest.importorskip("nbformat")
+    import sys
+
+    sys.path.insert(0, str(NOTEBOOKS.parent / "tools"))
+    try:
+        import make_notebooks
+    finally:
+        sys.path.pop(0)
+    assert nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4) == make_notebooks.build()
