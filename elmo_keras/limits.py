@@ -6,8 +6,9 @@ out-of-memory error deep in TensorFlow. These checks turn them into one clear er
 
 from __future__ import annotations
 
-import math
 import os
+
+from elmo_keras.argument_checks import check_positive_int
 
 # Far above any useful biLM batch (bilm-tf trained with 128 per device), far below what exhausts a machine.
 MAX_BATCH_SIZE = 65_536
@@ -20,23 +21,11 @@ def check_batch_size(value, name: str = "batch_size") -> int:
     Raises:
         ValueError: naming ``name`` and the value received.
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, received {value!r}")
+    value = check_positive_int(value, name)
     if value > MAX_BATCH_SIZE:
         raise ValueError(f"{name} = {value:,} is far more sentences per batch than is useful (at most "
                          f"{MAX_BATCH_SIZE:,}); a batch is capped at the corpus size anyway: use e.g. 32–128")
     return value
-
-
-def check_finite_positive(value, name: str) -> float:
-    """``value`` as a float if it is a finite number > 0.
-
-    Raises:
-        ValueError: naming ``name`` and the value received (NaN and infinities included).
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, received {value!r}")
-    return float(value)
 
 
 def available_memory_bytes() -> int | None:

@@ -55,8 +55,8 @@ def test_a_batch_larger_than_the_corpus_is_capped_and_the_summary_says_so():
 @pytest.mark.parametrize("field, value, message", [
     ("learning_rate", math.inf, r"learning_rate must be a finite number > 0, received inf"),
     ("learning_rate", math.nan, r"learning_rate must be a finite number > 0, received nan"),
-    ("dropout", math.nan, r"dropout must be a number in \[0, 1\), received nan"),
-    ("dropout", 1.0, r"dropout must be a number in \[0, 1\), received 1.0"),
+    ("dropout", math.nan, r"dropout must be in \[0, 1\), received nan"),
+    ("dropout", 1.0, r"dropout must be in \[0, 1\), received 1.0"),
     ("cell_clip", math.inf, r"cell_clip \(None for no clipping\) must be a finite number > 0, received inf"),
     ("proj_clip", -1.0, r"proj_clip \(None for no clipping\) must be a finite number > 0"),
     ("projection_dim", 0, r"projection_dim must be a positive int or None, received 0"),

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from elmo_keras.argument_checks import check_finite_positive, check_positive_int
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, ModelRef, save_model
 from elmo_keras.explorer.state import BUILT_IN
-from elmo_keras.limits import check_finite_positive
 from elmo_keras.models.presets import get_preset
 
 Progress = Callable[[int, dict], None]
@@ -35,8 +35,7 @@ class TrainingSettings:
 
     def __post_init__(self):
         get_preset(self.preset)  # raises ValueError naming the unknown preset
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 1:
-            raise ValueError(f"epochs must be a positive int, received {self.epochs!r}")
+        check_positive_int(self.epochs, "epochs")
         check_finite_positive(self.learning_rate, "learning_rate")
 
     @classmethod

@@ -27,6 +27,7 @@ from keras import ops
 
 from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.layers import crf_math
 
 INITIAL_SCORE_RANGE = 0.1  # variables start uniform in ±0.1 (as pytorch-crf)
@@ -80,9 +81,7 @@ class CRF(keras.layers.Layer):
 
     def __init__(self, num_tags, constraints=None, **kwargs):
         super().__init__(**kwargs)
-        if isinstance(num_tags, bool) or not isinstance(num_tags, (int, np.integer)) or num_tags < 1:
-            raise ValueError(f"num_tags must be a positive int, received {num_tags!r}")
-        self.num_tags = int(num_tags)
+        self.num_tags = check_positive_int(num_tags, "num_tags")
         self.constraints = _checked_constraints(constraints, self.num_tags)
         self.supports_masking = True
 
@@ -182,8 +181,7 @@ class CRF(keras.layers.Layer):
             ``top_k`` allowed paths exist the missing ones score −inf and hold tags 0. Padded steps hold 0.
             Among paths of equal score the order is unspecified.
         """
-        if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-            raise ValueError(f"top_k must be a positive int, received {top_k!r}")
+        top_k = check_positive_int(top_k, "top_k")
         emissions, mask = self._checked(emissions, mask)
         tags, scores = crf_math.viterbi(*_time_major(emissions, mask), *self._scores(), int(top_k))
         return (tags[:, 0], scores[:, 0]) if top_k == 1 else (tags, scores)

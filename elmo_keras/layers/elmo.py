@@ -5,6 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.scalar_mix import ScalarMix
 from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sentence_boundaries
@@ -80,11 +81,8 @@ class Elmo(keras.layers.Layer):
             raise ValueError(f"bilm must be a BiLM layer (see Elmo.from_pretrained), received {type(bilm).__name__}")
         if not requires_grad and bilm.trainable and not owned:
             bilm = _copy_of(bilm)
-        count = num_output_representations
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"num_output_representations must be a positive int, received {count!r}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        check_positive_int(num_output_representations, "num_output_representations")
+        check_rate(dropout)
         self.bilm = bilm
         self.bilm.trainable = bool(requires_grad)
         self.num_output_representations = num_output_representations

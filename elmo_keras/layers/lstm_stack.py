@@ -7,6 +7,7 @@ from keras import ops
 
 from elmo_keras._backend import is_eager, scan_time
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int, check_rate
 from elmo_keras.layers.input_checks import check_left_aligned
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
 from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengths
@@ -69,10 +70,8 @@ class LSTMStack(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 1:
-            raise ValueError(f"num_layers must be a positive int, received {num_layers!r}")
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        check_positive_int(num_layers, "num_layers")
+        check_rate(dropout)
         self.units = units
         self.num_layers = num_layers
         self.projection_dim = projection_dim

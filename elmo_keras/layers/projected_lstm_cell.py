@@ -23,6 +23,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int
 
 
 def _check_positive(name, value, allow_none=True):
@@ -96,8 +97,7 @@ class ProjectedLSTMCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if isinstance(units, bool) or not isinstance(units, int) or units < 1:
-            raise ValueError(f"units must be a positive int, received {units!r}")
+        check_positive_int(units, "units")
         self.units = units
         self.projection_dim = _check_positive("projection_dim", projection_dim)
         self.cell_clip = _check_positive("cell_clip", cell_clip)

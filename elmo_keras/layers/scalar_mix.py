@@ -6,6 +6,7 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int
 
 LAYER_NORM_EPSILON = 1e-12  # as AllenNLP's ScalarMix
 LAYER_NORM_STATISTICS = ("sentence", "batch")
@@ -61,8 +62,7 @@ class ScalarMix(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(trainable=trainable, **kwargs)
-        if isinstance(mixture_size, bool) or not isinstance(mixture_size, int) or mixture_size < 1:
-            raise ValueError(f"mixture_size must be a positive int, received {mixture_size!r}")
+        check_positive_int(mixture_size, "mixture_size")
         if initial_scalar_parameters is None:
             initial_scalar_parameters = [0.0] * mixture_size
         initial_scalar_parameters = [float(v) for v in initial_scalar_parameters]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.text.vocabulary import PAD_ID
@@ -54,8 +55,7 @@ class BiLanguageModel(keras.Model):
             raise ValueError(f"vocab_size must be an int >= 5 (4 special tokens + words), received {vocab_size!r}")
         self.bilm = bilm
         self.vocab_size = vocab_size
-        if not 0.0 <= float(dropout) < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        check_rate(dropout)
         self.dropout = float(dropout)
         self.softmax_dropout = keras.layers.Dropout(self.dropout, dtype=self.dtype_policy, name="softmax_dropout")
         self.softmax = keras.layers.Dense(vocab_size, dtype=self.dtype_policy, name="softmax")

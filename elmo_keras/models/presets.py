@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
@@ -11,7 +12,6 @@ from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.limits import (
     char_cnn_parameters,
     check_batch_size,
-    check_finite_positive,
     largest_factor,
     lstm_stack_parameters,
     memory_shortfall,
@@ -69,20 +69,14 @@ class BiLMConfig(DictConfig):
         if self.training_precision not in PRECISIONS:
             raise ValueError(f"training_precision must be one of {PRECISIONS}, received {self.training_precision!r}")
         for name in ("embedding_dim", "units", "num_layers", "epochs"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, received {value!r}")
-        if self.projection_dim is not None and (
-            isinstance(self.projection_dim, bool) or not isinstance(self.projection_dim, int) or self.projection_dim < 1
-        ):
-            raise ValueError(f"projection_dim must be a positive int or None, received {self.projection_dim!r}")
+            check_positive_int(getattr(self, name), name)
+        check_positive_int(self.projection_dim, "projection_dim", allow_none=True)
         check_batch_size(self.batch_size)
         check_finite_positive(self.learning_rate, "learning_rate")
         for name in ("cell_clip", "proj_clip"):
             if getattr(self, name) is not None:
                 check_finite_positive(getattr(self, name), f"{name} (None for no clipping)")
-        if isinstance(self.dropout, bool) or not isinstance(self.dropout, (int, float)) or not 0 <= self.dropout < 1:
-            raise ValueError(f"dropout must be a number in [0, 1), received {self.dropout!r}")
+        check_rate(self.dropout)
 
     @property
     def token_dim(self) -> int:

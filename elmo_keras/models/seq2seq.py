@@ -24,8 +24,9 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
 from elmo_keras.config_dicts import DictConfig
-from elmo_keras.limits import check_batch_size, check_finite_positive
+from elmo_keras.limits import check_batch_size
 from elmo_keras.models.persistence import read_model_dir, save_model_dir
 from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights, sentence_tokens
 from elmo_keras.text.tokenizer import tokenize
@@ -71,12 +72,10 @@ class Seq2Seq(keras.Model):
         super().__init__(**kwargs)
         for name, value in (("vocab_size", vocab_size), ("embedding_dim", embedding_dim), ("units", units),
                             ("num_layers", num_layers)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, received {value!r}")
+            check_positive_int(value, name)
         if cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {cell!r}")
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), received {dropout!r}")
+        check_rate(dropout)
         for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id)):
             if not 0 <= value < vocab_size:
                 raise ValueError(f"{name} must be in [0, vocab_size={vocab_size}), received {value!r}")
@@ -228,12 +227,9 @@ class Seq2SeqConfig(DictConfig):
         if self.cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
         for name in ("embedding_dim", "units", "num_layers", "epochs"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, received {value!r}")
+            check_positive_int(getattr(self, name), name)
         check_batch_size(self.batch_size)
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), received {self.dropout!r}")
+        check_rate(self.dropout)
         check_finite_positive(self.learning_rate, "learning_rate")
 
     def model_kwargs(self) -> dict:

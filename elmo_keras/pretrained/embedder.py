@@ -11,6 +11,7 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._backend import compile_for_inference
+from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
@@ -106,8 +107,7 @@ class ElmoEmbedder:
             encoder = encode_characters
         if execution not in EXECUTION_MODES:
             raise ValueError(f"execution must be one of {EXECUTION_MODES}, received {execution!r}")
-        if isinstance(time_bucket, bool) or not isinstance(time_bucket, int) or time_bucket < 1:
-            raise ValueError(f"time_bucket must be a positive int, received {time_bucket!r}")
+        check_positive_int(time_bucket, "time_bucket")
         self.stateful = bool(stateful)
         self.encoder = encoder
         # what embed_file must never write over: the files this embedder was loaded from

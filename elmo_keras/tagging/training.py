@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
-from elmo_keras.limits import check_batch_size, check_finite_positive
+from elmo_keras.limits import check_batch_size
 from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
 from elmo_keras.tagging.batches import TaskBatches
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
@@ -48,15 +49,12 @@ class TaggerConfig(DictConfig):
 
     def __post_init__(self):
         for name in ("word_dim", "units", "epochs", "min_count"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, received {value!r}")
+            check_positive_int(getattr(self, name), name)
         if isinstance(self.char_dim, bool) or not isinstance(self.char_dim, int) or self.char_dim < 0:
             raise ValueError(f"char_dim must be an int >= 0, received {self.char_dim!r}")
         check_batch_size(self.batch_size)
         check_finite_positive(self.learning_rate, "learning_rate")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), received {self.dropout!r}")
+        check_rate(self.dropout)
 
 
 def train_multitask_tagger(tasks: Mapping[str, Sequence[Example]], heads: str | Mapping[str, str] = "softmax",
