@@ -5,7 +5,7 @@ TensorFlow's start-up log lines and does not import streamlit.
 
     >>> import elmo_keras
     >>> model = elmo_keras.train_bilm(preset="toy")               # the built-in polysemy corpus
-    >>> from elmo_keras.analysis import layer_embeddings
+    >>> vectors = elmo_keras.layer_embeddings(model, [["the", "river", "bank"]], positions=[2])
 """
 
 from elmo_keras import (  # noqa: F401  (_quiet first: it must run before anything imports keras/tensorflow)
@@ -14,8 +14,20 @@ from elmo_keras import (  # noqa: F401  (_quiet first: it must run before anythi
     data,
     tagging,
 )
+from elmo_keras.analysis import cosine_similarity_matrices, layer_embeddings
+from elmo_keras.decoding import beam_search, exhaustive_search, greedy, sample
 from elmo_keras.layers import CRF, BiLM, CharCNN, Elmo, Highway, LSTMStack, ProjectedLSTMCell, ScalarMix, WordEmbedding
-from elmo_keras.models import BiLanguageModel, BiLMConfig, get_preset, load_bilm, train_bilm
+from elmo_keras.models import (
+    BiLanguageModel,
+    BiLMConfig,
+    Seq2Seq,
+    Seq2SeqConfig,
+    get_preset,
+    load_bilm,
+    load_seq2seq,
+    train_bilm,
+    train_seq2seq,
+)
 from elmo_keras.pretrained import (
     ElmoEmbedder,
     ElmoOptions,
@@ -30,8 +42,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CRF", "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoEmbedder",
-    "ElmoOptions",
-    "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix", "Vocabulary",
-    "WeightFileError", "WordEmbedding", "__version__", "analysis", "batch_to_ids", "data", "get_preset", "load_bilm",
-    "load_pretrained_bilm", "tagging", "tokenize", "train_bilm",
+    "ElmoOptions", "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix",
+    "Seq2Seq", "Seq2SeqConfig", "Vocabulary", "WeightFileError", "WordEmbedding", "__version__", "analysis",
+    "batch_to_ids", "beam_search", "cosine_similarity_matrices", "data", "exhaustive_search", "get_preset", "greedy",
+    "layer_embeddings", "load_bilm", "load_pretrained_bilm", "load_seq2seq", "sample", "tagging", "tokenize",
+    "train_bilm", "train_seq2seq",
 ]

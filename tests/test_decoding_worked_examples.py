@@ -4,17 +4,14 @@ import numpy as np
 import pytest
 
 from elmo_keras.decoding import (
-    all_examples,
     beam_search,
     exhaustive_search,
     greedy,
-    greedy_trap,
-    nucleus_example,
     nucleus_indices,
-    same_branch_beam,
     sample,
 )
 from elmo_keras.decoding.trace import FINISHED, KEPT, PRUNED
+from elmo_keras.decoding.worked_examples import all_examples, greedy_trap, nucleus_example, same_branch_beam
 
 
 def test_greedy_trap():

@@ -24,7 +24,6 @@ runs it that way)."""),
 import numpy as np
 
 import elmo_keras
-from elmo_keras.analysis import cosine_similarity_matrices, layer_embeddings
 
 PRESET = os.environ.get("ELMO_KERAS_NOTEBOOK_PRESET", "toy")
 model = elmo_keras.train_bilm(preset=PRESET, seed=0)  # the built-in corpus, its held-out split for perplexity
@@ -39,8 +38,8 @@ see the context, and the two senses move apart."""),
     ("code", """sentences = [elmo_keras.tokenize(s) for s in ["I paid the cash into my account at the bank .",
                                               "We sat on the grass by the river bank ."]]
 positions = [s.index("bank") for s in sentences]
-vectors = layer_embeddings(model, sentences, positions=positions)  # (layers, 2 sentences, dim)
-for layer, similarity in enumerate(cosine_similarity_matrices(vectors)[:, 0, 1]):
+vectors = elmo_keras.layer_embeddings(model, sentences, positions=positions)  # (layers, 2 sentences, dim)
+for layer, similarity in enumerate(elmo_keras.cosine_similarity_matrices(vectors)[:, 0, 1]):
     print(f"layer {layer}: cosine(bank_money, bank_river) = {similarity:.3f}")"""),
     ("markdown", """## ELMo's weighted sum of the layers
 
@@ -64,7 +63,8 @@ else:
 
 The seed notes' example: greedy takes the most probable first word (A, 0.5) and ends with P(A B) = 0.20; beam
 search with k = 2 finds B C, P = 0.36."""),
-    ("code", """from elmo_keras.decoding import beam_search, greedy, greedy_trap
+    ("code", """from elmo_keras import beam_search, greedy
+from elmo_keras.decoding.worked_examples import greedy_trap
 
 example = greedy_trap()
 args = dict(bos_id=example.bos_id, eos_id=example.eos_id, max_len=example.max_len)

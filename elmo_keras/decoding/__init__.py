@@ -5,37 +5,23 @@ Every strategy needs only ``next_log_probs(prefixes: int (n, t)) -> float (n, vo
 the same functions decode the seq2seq model, the forward LM of a biLM, or a fixed probability table.
 
 ``BatchedBeamSearch`` / ``beam_search_batch`` run the same beam search for many sources at once on a model with
-a step API (``encode`` / ``decode_step``, e.g. ``Seq2Seq``), compiled; ``worked_examples`` holds the seed notes'
-examples as tables.
+a step API (``encode`` / ``decode_step``, e.g. ``Seq2Seq``), compiled. The seed notes' worked examples are tables,
+not strategies: they live in ``elmo_keras.decoding.worked_examples``.
 """
 
 from elmo_keras.decoding.batched_beam import BatchedBeamSearch, beam_search_batch
 from elmo_keras.decoding.beam import beam_search
 from elmo_keras.decoding.exhaustive import MAX_EXHAUSTIVE_SEQUENCES, count_sequences, exhaustive_search
-from elmo_keras.decoding.filtering import (
-    NUCLEUS_TOLERANCE,
-    apply_temperature,
-    filter_distribution,
-    nucleus_indices,
-    top_k_indices,
-)
+from elmo_keras.decoding.filtering import apply_temperature, filter_distribution, nucleus_indices, top_k_indices
 from elmo_keras.decoding.greedy import greedy
 from elmo_keras.decoding.hypothesis import Hypothesis, length_normalized_score
 from elmo_keras.decoding.sampling import sample
 from elmo_keras.decoding.table_model import NGramTable, PrefixTable
 from elmo_keras.decoding.trace import Candidates, DecodeTrace, StepTrace, token_labels
-from elmo_keras.decoding.worked_examples import (
-    WorkedExample,
-    all_examples,
-    greedy_trap,
-    nucleus_example,
-    same_branch_beam,
-)
 
 __all__ = [
-    "BatchedBeamSearch", "beam_search_batch", "MAX_EXHAUSTIVE_SEQUENCES", "NUCLEUS_TOLERANCE", "Candidates",
-    "DecodeTrace", "Hypothesis", "NGramTable",
-    "PrefixTable", "StepTrace", "WorkedExample", "all_examples", "apply_temperature", "beam_search",
-    "count_sequences", "exhaustive_search", "filter_distribution", "greedy", "greedy_trap", "length_normalized_score",
-    "nucleus_example", "nucleus_indices", "same_branch_beam", "sample", "token_labels", "top_k_indices",
+    "MAX_EXHAUSTIVE_SEQUENCES", "BatchedBeamSearch", "Candidates", "DecodeTrace", "Hypothesis", "NGramTable",
+    "PrefixTable", "StepTrace", "apply_temperature", "beam_search", "beam_search_batch", "count_sequences",
+    "exhaustive_search", "filter_distribution", "greedy", "length_normalized_score", "nucleus_indices", "sample",
+    "token_labels", "top_k_indices",
 ]

@@ -14,11 +14,10 @@ from elmo_keras.models.seq2seq import (
     train_seq2seq,
 )
 from elmo_keras.models.training import encode_for_lm, perplexities, train_bilm, unigram_perplexity
-from elmo_keras.text.batching import encode_word_ids
 
 __all__ = [
     "PRESETS", "BiLMConfig", "BiLanguageModel", "Perplexity", "Seq2Seq", "Seq2SeqConfig", "build_bilm_lm",
-    "encode_for_lm", "encode_pairs", "encode_sources", "encode_word_ids", "evaluate_seq2seq", "get_preset",
+    "encode_for_lm", "encode_pairs", "encode_sources", "evaluate_seq2seq", "get_preset",
     "load_bilm", "load_seq2seq", "perplexities", "save_model_dir", "save_seq2seq", "train_bilm", "train_seq2seq",
     "unigram_perplexity",
 ]
