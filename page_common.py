@@ -33,9 +33,8 @@ def active_model():
     """
     require_frame()
     ref = st.session_state[state.ACTIVE_REF]
-    candidates = [info.ref for info in list_models(ref.directory)]
     try:
-        loaded = load_with_fallback(ref, candidates, load=load_bilm_cached)
+        loaded = load_with_fallback(ref, saved_models(ref.directory), load=load_bilm_cached)
     except ModelsUnloadableError as error:
         st.error("No saved biLM can be loaded:\n\n" + "\n".join(f"- **{name}**: {message}"
                                                                   for name, message in error.failures)
@@ -51,6 +50,11 @@ def active_model():
         st.session_state[state.ACTIVE_REF] = loaded.ref  # the frame sets it too; a page run on its own needs it
         st.rerun()  # the frame selects the fallback in the picker and shows the message
     return ref, st.session_state[state.CORPUS], loaded.model
+
+
+def saved_models(directory):
+    """The models in ``directory``, listed only when iterated (after the active model failed to load)."""
+    yield from (info.ref for info in list_models(directory))
 
 
 def word_choices_for(widget_key: str, corpus, model) -> list[str]:

@@ -10,11 +10,12 @@ hashable and changes when a model is saved again, so the app caches loaded model
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pathlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, load_bilm, save_model_dir
@@ -182,17 +183,18 @@ class LoadedModel:
     failures: tuple[tuple[str, str], ...] = ()
 
 
-def load_with_fallback(requested: ModelRef, candidates: Sequence[ModelRef], load=load_model) -> LoadedModel:
+def load_with_fallback(requested: ModelRef, candidates: Iterable[ModelRef], load=load_model) -> LoadedModel:
     """Load ``requested``; if it fails, the first of ``candidates`` that loads.
 
     Args:
+        candidates: iterated only if ``requested`` fails (a generator defers listing the models directory).
         load: the loader (the app passes its cached ``load_model``).
 
     Raises:
         ModelsUnloadableError: neither ``requested`` nor any candidate loads (the message lists each error).
     """
     failures = []
-    for ref in [requested, *(c for c in candidates if c != requested)]:
+    for ref in itertools.chain([requested], (c for c in candidates if c != requested)):
         try:
             return LoadedModel(ref, load(ref), tuple(failures))
         except LOAD_ERRORS as error:

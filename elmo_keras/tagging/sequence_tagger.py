@@ -191,4 +191,4 @@ def _loss_and_gradients(loss_fn, variables):
             loss = loss_fn()
         return loss, tape.gradient(loss, variables)
     raise NotImplementedError(f"training a tagger needs the TensorFlow backend for now (KERAS_BACKEND={backend}); "
-                              "inference runs on every backend")
+                              "train it with KERAS_BACKEND=tensorflow")
