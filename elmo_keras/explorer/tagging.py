@@ -17,9 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from keras import ops
 
+from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
+from elmo_keras.models import train_bilm
+from elmo_keras.tagging.experiments import summarize
+from elmo_keras.tagging.persistence import load_tagger, save_tagger
+from elmo_keras.tagging.schemes import allowed_transitions
+from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
 from elmo_keras.text.tokenizer import tokenize
 
 MAX_SENTENCE_TOKENS = 30
@@ -72,10 +79,6 @@ def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | No
                           bilm_epochs: int = BILM_EPOCHS, tagger_epochs: int = TAGGER_EPOCHS,
                           taglm_epochs: int = TAGLM_EPOCHS) -> tuple[ModelRef, ModelRef]:
     """Train the page's taggers on the shipped toy data (seconds) and save them; returns their refs."""
-    from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
-    from elmo_keras.models import train_bilm
-    from elmo_keras.tagging.persistence import save_tagger
-    from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
 
     def report(step):
         if progress is not None:
@@ -119,7 +122,6 @@ class TaggerTraining(BackgroundJob):
 
 
 def load_tagger_model(ref: ModelRef):
-    from elmo_keras.tagging.persistence import load_tagger
 
     return load_tagger(ref.path)
 
@@ -127,7 +129,6 @@ def load_tagger_model(ref: ModelRef):
 def example_sentences(count: int = 4) -> list[str]:
     """Held-out sentences (the taggers never saw them), alternating between the multi-task tagger's shop domain
     and TagLM's news domain (NER sentences with at least two entity tokens)."""
-    from elmo_keras.data import frame_examples, ner_examples
 
     ner = [" ".join(tokens) for tokens, tags in ner_examples("heldout") if sum(tag != "O" for tag in tags) >= 2]
     frames = [" ".join(tokens) for tokens, _ in frame_examples("heldout")]
@@ -146,9 +147,7 @@ def sentence_tokens(text: str) -> list[str]:
 
 def tag_sentence(multitask, taglm, text: str, top_k: int = 5) -> TaggingView:
     """Everything the page shows for ``text`` (see ``TaggingView``)."""
-    from keras import ops
 
-    from elmo_keras.tagging.schemes import allowed_transitions
 
     tokens = sentence_tokens(text)
     tags = multitask.predict_tags([tokens])
@@ -197,7 +196,6 @@ def invalid_steps(tag_ids, allowed, allowed_start, allowed_end) -> list[bool]:
 def experiment_tables(results: dict) -> dict[str, pd.DataFrame]:
     """The shipped experiments as mean ± std tables: ``{"multitask", "taglm", "crf"}`` → DataFrame with one
     row per condition and ``<score> mean`` / ``<score> std`` columns."""
-    from elmo_keras.tagging.experiments import summarize
 
     columns = {"multitask": ("accuracy", "label_f1"), "taglm": ("span_f1", "accuracy"),
                "crf": ("span_f1", "invalid_sentences", "invalid_transitions")}

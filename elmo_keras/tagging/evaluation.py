@@ -45,6 +45,7 @@ def label_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]],
 
 def span_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]], scheme: str = "BIOES") -> float:
     """Entity-level F1 with ``seqeval`` in strict mode (``scheme`` ``"BIO"`` or ``"BIOES"``)."""
+    # imported on first use: seqeval pulls in scikit-learn, which taggers that are not scored never need
     from seqeval import scheme as seqeval_schemes
     from seqeval.metrics import f1_score
 

@@ -18,8 +18,11 @@ import platform
 from collections.abc import Callable, Sequence
 from importlib import resources
 
+import numpy as np
 import pandas as pd
 
+from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
+from elmo_keras.models import train_bilm
 from elmo_keras.tagging.evaluation import evaluate_tagger
 from elmo_keras.tagging.training import TaggerConfig, train_multitask_tagger, train_taglm
 
@@ -36,7 +39,6 @@ Progress = Callable[[str], None]
 def multitask_experiment(seeds: Sequence[int] = SEEDS, config: TaggerConfig | None = None,
                          progress: Progress | None = None) -> pd.DataFrame:
     """Frame tagging alone vs. with POS tagging: one row per (condition, seed) with held-out accuracy, label F1."""
-    from elmo_keras.data import frame_examples, pos_examples
 
     rows = []
     for seed in seeds:
@@ -51,8 +53,6 @@ def multitask_experiment(seeds: Sequence[int] = SEEDS, config: TaggerConfig | No
 
 def train_domain_bilm(settings: dict | None = None):
     """The biLM of experiment 2: trained on ``tagging_unlabelled_sentences`` only (no labels)."""
-    from elmo_keras.data import tagging_unlabelled_sentences
-    from elmo_keras.models import train_bilm
 
     settings = {**BILM_SETTINGS, **(settings or {})}
     return train_bilm(tagging_unlabelled_sentences(), preset=settings["preset"], epochs=settings["epochs"],
@@ -61,9 +61,6 @@ def train_domain_bilm(settings: dict | None = None):
 
 def labelled_subset(seed: int, labelled: int | None):
     """The first ``labelled`` NER training sentences of a shuffle seeded by ``seed`` (None: all of them)."""
-    import numpy as np
-
-    from elmo_keras.data import ner_examples
 
     train = ner_examples("train")
     if labelled is None:
@@ -75,7 +72,6 @@ def taglm_experiment(bilm, seeds: Sequence[int] = SEEDS, labelled: int = LABELLE
                      config: TaggerConfig | None = None, progress: Progress | None = None) -> pd.DataFrame:
     """TagLM with vs. without the frozen ``bilm``'s vectors, trained on ``labelled_subset(seed, labelled)``:
     one row per (condition, seed) with held-out span F1 and accuracy."""
-    from elmo_keras.data import ner_examples
 
     config = config or TaggerConfig(bilm_mode="top", epochs=SMALL_DATA_EPOCHS)
     rows = []
@@ -94,7 +90,6 @@ def crf_experiment(seeds: Sequence[int] = SEEDS, sizes: Sequence[int | None] = (
     """The same BiLSTM tagger (TagLM without biLM vectors) with a per-token softmax vs. a BIOES-constrained CRF,
     on ``labelled_subset(seed, size)`` for each size (None: all training sentences): one row per
     (head, size, seed) with span F1 and the invalid sequences predicted on the held-out sentences."""
-    from elmo_keras.data import ner_examples
 
     rows = []
     for size in sizes:

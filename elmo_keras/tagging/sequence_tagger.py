@@ -185,7 +185,7 @@ def _loss_and_gradients(loss_fn, variables):
     """``(loss, d loss / d variables)``; the one backend-specific piece of the tagger (TensorFlow's tape)."""
     backend = keras.backend.backend()
     if backend == "tensorflow":
-        import tensorflow as tf
+        import tensorflow as tf  # only on this backend (the package imports on the others too)
 
         with tf.GradientTape() as tape:
             loss = loss_fn()
