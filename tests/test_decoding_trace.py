@@ -9,11 +9,11 @@ from elmo_keras.decoding import (
     beam_search,
     exhaustive_search,
     greedy,
-    nucleus_example,
     sample,
     token_labels,
 )
 from elmo_keras.decoding.trace import FINISHED, KEPT, PRUNED
+from elmo_keras.decoding.worked_examples import nucleus_example
 from elmo_keras.text import Vocabulary
 
 BOS, EOS = 0, 1
