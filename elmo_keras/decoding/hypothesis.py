@@ -3,11 +3,12 @@
 ``score = log_prob / length ** length_penalty`` (``length_penalty = 0`` → ``score == log_prob``), where
 ``length`` counts the generated tokens, ``<eos>`` included when emitted. Every strategy in
 ``elmo_keras.decoding`` ranks with this one function, so "best" means the same thing everywhere.
+``token_labels`` turns token ids into the strings a hypothesis (and a trace) is shown with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,9 +52,7 @@ class Hypothesis:
         return float(np.exp(self.log_prob))
 
     def words(self, vocabulary, strip_eos: bool = True) -> list[str]:
-        """The tokens as strings through ``vocabulary`` (see ``trace.token_labels``); ``<eos>`` dropped by default."""
-        from elmo_keras.decoding.trace import token_labels
-
+        """The tokens as strings through ``vocabulary`` (see ``token_labels``); ``<eos>`` dropped by default."""
         tokens = self.tokens[:-1] if strip_eos and self.finished else self.tokens
         return token_labels(tokens, vocabulary)
 
@@ -74,3 +73,23 @@ def rank_hypotheses(hypotheses: Sequence[Hypothesis]) -> list[Hypothesis]:
     """Best first by ``score``; ties keep their input order (stable)."""
     order = np.argsort(-np.array([h.score for h in hypotheses], dtype=np.float64), kind="stable")
     return [hypotheses[i] for i in order]
+
+
+def token_labels(token_ids: Sequence[int], vocabulary=None) -> list[str]:
+    """Strings for ``token_ids``.
+
+    Args:
+        token_ids: ints.
+        vocabulary: ``None`` (labels are the ids as strings), an object with ``id_to_token`` (``Vocabulary``),
+            a sequence of strings indexed by id, or a mapping id → string.
+    """
+    ids = [int(t) for t in token_ids]
+    if vocabulary is None:
+        return [str(t) for t in ids]
+    if hasattr(vocabulary, "id_to_token"):
+        return [vocabulary.id_to_token(t) for t in ids]
+    if isinstance(vocabulary, (Sequence, Mapping)):
+        return [str(vocabulary[t]) for t in ids]
+    raise TypeError(
+        f"vocabulary must be None, a Vocabulary, a sequence or a mapping, received {type(vocabulary).__name__}"
+    )

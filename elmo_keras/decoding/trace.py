@@ -15,37 +15,16 @@ A per-step bar chart with the top-k/nucleus cut needs ``DecodeTrace.distribution
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from elmo_keras.decoding.hypothesis import Hypothesis
+from elmo_keras.decoding.hypothesis import Hypothesis, token_labels
 
 KEPT = "kept"
 FINISHED = "finished"
 PRUNED = "pruned"
 STATUSES = (KEPT, FINISHED, PRUNED)
-
-
-def token_labels(token_ids: Sequence[int], vocabulary=None) -> list[str]:
-    """Strings for ``token_ids``.
-
-    Args:
-        token_ids: ints.
-        vocabulary: ``None`` (labels are the ids as strings), an object with ``id_to_token`` (``Vocabulary``),
-            a sequence of strings indexed by id, or a mapping id → string.
-    """
-    ids = [int(t) for t in token_ids]
-    if vocabulary is None:
-        return [str(t) for t in ids]
-    if hasattr(vocabulary, "id_to_token"):
-        return [vocabulary.id_to_token(t) for t in ids]
-    if isinstance(vocabulary, (Sequence, Mapping)):
-        return [str(vocabulary[t]) for t in ids]
-    raise TypeError(
-        f"vocabulary must be None, a Vocabulary, a sequence or a mapping, received {type(vocabulary).__name__}"
-    )
 
 
 @dataclass

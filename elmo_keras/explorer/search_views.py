@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from elmo_keras.decoding.trace import PRUNED, DecodeTrace, token_labels
+from elmo_keras.decoding.hypothesis import token_labels
+from elmo_keras.decoding.trace import PRUNED, DecodeTrace
 
 ROOT_LABEL = "<S>"
 
