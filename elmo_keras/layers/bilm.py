@@ -5,8 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.layers.bidirectional import run_bidirectional
-from elmo_keras.layers.lstm_stack import LSTMStack
+from elmo_keras.layers.lstm_stack import LSTMStack, run_lstm_stacks
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -119,7 +118,7 @@ class BiLM(keras.layers.Layer):
             forward = self.forward_lstm(tokens, mask=mask, training=training)  # L × (B, T, dim)
             backward = self.backward_lstm(tokens, mask=mask, training=training)
         else:  # both directions in one loop per layer: same results, half the loop iterations
-            forward, backward = run_bidirectional(self.forward_lstm, self.backward_lstm, tokens, mask, training)
+            forward, backward = run_lstm_stacks([self.forward_lstm, self.backward_lstm], tokens, mask, training)
         return tokens, forward, backward, mask
 
     def reset_states(self):

@@ -1,27 +1,30 @@
-"""A fast stack of projected LSTM layers reading in one direction (the biLM's forward or backward half)."""
+"""A stack of projected LSTM layers reading in one direction (the biLM's forward or backward half), as a Keras layer.
+
+The layer owns the cells' weights and its settings; the recurrence itself is ``recurrence.run_stacks``.
+``run_lstm_stacks`` runs a forward and a backward stack together, as ``BiLM`` and the taggers' ``BiLSTM`` do.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import is_eager, scan_time
+from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int, check_rate
-from elmo_keras.layers.input_checks import check_left_aligned
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
-from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengths
+from elmo_keras.layers.recurrence import CellWeights, Direction, StackOptions, run_stacks
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
 class LSTMStack(keras.layers.Layer):
     """``num_layers`` ``ProjectedLSTMCell`` layers run over a sequence, forward or backward.
 
-    The cell equations live in ``ProjectedLSTMCell.recurrent_step``; this layer only runs them fast: the
-    input matmul ``x · W + b`` is computed for all time steps at once, and the time loop is a symbolic loop
-    (``_backend.scan_time``) — or, with ``unroll=True`` and a length known when tracing, a Python-unrolled
-    loop, which XLA (``jit_compile=True``) turns into the fastest inference code. Training keeps
-    ``unroll=False``: the symbolic loop's gradient compiles with XLA in seconds, an unrolled one in tens.
+    The cell equations are ``recurrence.cell_math``'s; the loop is ``recurrence.run_stacks``: the input matmul
+    ``x · W + b`` for all time steps at once, then a symbolic time loop with a hand-written gradient — or, with
+    ``unroll=True`` and a length known when tracing, a Python-unrolled loop, which XLA (``jit_compile=True``)
+    turns into the fastest inference code. Training keeps ``unroll=False``: the symbolic loop compiles in
+    seconds, an unrolled one's gradient in tens.
 
     Masking: padded outputs are zero and the final state is the one at each sequence's last real step, so
     padding never changes the outputs or states of real steps (masks must be left-aligned: real tokens
@@ -53,6 +56,13 @@ class LSTMStack(keras.layers.Layer):
 
     Returns:
         A list of ``num_layers`` tensors `(batch_size, time, output_dim)`, ``output_dim = projection_dim or units``.
+
+    Example:
+        >>> stack = LSTMStack(32, num_layers=2, projection_dim=16, go_backwards=True, use_skip_connections=True)
+        >>> mask = np.array([[True] * 5, [True] * 3 + [False] * 2])  # two sentences, 5 and 3 tokens
+        >>> layers = stack(np.ones((2, 5, 16), "float32"), mask=mask)
+        >>> [tuple(layer.shape) for layer in layers]
+        [(2, 5, 16), (2, 5, 16)]
     """
 
     def __init__(
@@ -101,40 +111,32 @@ class LSTMStack(keras.layers.Layer):
         for i, cell in enumerate(self.cells):
             cell.build((None, input_dim if i == 0 else self.output_dim))
 
-    # -- the loop ---------------------------------------------------------------------------------------------
+    # -- what the recurrence runner needs ---------------------------------------------------------------------
 
-    def _run_layer(self, cell, inputs, mask, h, c):
-        """inputs `(B, T, D)`, mask `(B, T)` bool → outputs `(B, T, out)` (zero at padding), final (h, c).
+    @property
+    def options(self) -> StackOptions:
+        """The settings the runner shares between directions run together (clips, skip connections, unrolling)."""
+        return StackOptions(self.cell_clip, self.proj_clip, self.use_skip_connections, self.unroll)
 
-        Padding comes after a sequence's real steps (the backward stack reverses within each length first),
-        and the recurrence is causal, so padded steps cannot change the outputs at real steps: the loop runs
-        unmasked and only the final state is read at each sequence's last real step.
-        """
-        gates = cell.input_gates(inputs)  # (B, T, 4U): the input matmul, hoisted out of the loop
-        steps = inputs.shape[1]
-        if self.unroll and steps is not None:
-            hs, cs = [], []
-            state_h, state_c = h, c
-            for t in range(steps):
-                state_h, state_c = cell.recurrent_step(gates[:, t], state_h, state_c)
-                hs.append(state_h)
-                cs.append(state_c)
-            all_h, all_c = ops.stack(hs, axis=1), ops.stack(cs, axis=1)  # (B, T, out), (B, T, U)
-        else:
+    def direction(self) -> Direction:
+        """This stack's weights, each cast to the compute dtype (as Keras casts a layer's weights in ``call``), and
+        its reading direction. The layer must be built."""
 
-            def step(carry, gate_t):
-                new_h, new_c = cell.recurrent_step(gate_t, carry[0], carry[1])
-                return (new_h, new_c), (new_h, new_c)
+        def weight(variable):
+            return None if variable is None else ops.cast(variable.value, self.compute_dtype)
 
-            _, (all_h, all_c) = scan_time(step, (h, c), ops.moveaxis(gates, 1, 0))
-            all_h, all_c = ops.moveaxis(all_h, 0, 1), ops.moveaxis(all_c, 0, 1)
-        outputs = all_h * ops.expand_dims(ops.cast(mask, all_h.dtype), -1)
-        lengths = sequence_lengths(mask)  # (B,)
-        last = ops.reshape(ops.maximum(lengths - 1, 0), (-1, 1, 1))
-        empty = ops.reshape(lengths == 0, (-1, 1))
-        final_h = ops.where(empty, h, ops.take_along_axis(all_h, last, axis=1)[:, 0])
-        final_c = ops.where(empty, c, ops.take_along_axis(all_c, last, axis=1)[:, 0])
-        return outputs, final_h, final_c
+        cells = tuple(
+            CellWeights(weight(cell.kernel), weight(cell.bias), weight(cell.recurrent_kernel),
+                        weight(cell.projection_kernel))
+            for cell in self.cells
+        )
+        return Direction(cells, self.go_backwards)
+
+    def dropout_function(self, training=None):
+        """``fn(x) -> x``: this stack's dropout between layers (identity outside training), or None without dropout."""
+        if self.dropout_layer is None:
+            return None
+        return lambda x: self.dropout_layer(x, training=training)
 
     def run(self, inputs, mask=None, initial_states=None, training=None):
         """Run the stack and also return the final states.
@@ -148,37 +150,23 @@ class LSTMStack(keras.layers.Layer):
             ``(layer_outputs, final_states)``: a list of `(batch_size, time, output_dim)` tensors and a list of
             ``(h, c)`` pairs, `(batch_size, output_dim)` and `(batch_size, units)`.
         """
+        inputs, mask = self._prepared(inputs, mask)
+        run = run_stacks(
+            [self.direction()], inputs, mask, self.options, dropout=self.dropout_function(training),
+            initial_states=None if initial_states is None else [initial_states], return_final_states=True,
+            name=f"LSTMStack {self.name!r}",
+        )
+        return run.outputs[0], run.final_states[0]
+
+    def _prepared(self, inputs, mask):
         inputs = ops.convert_to_tensor(inputs, dtype=self.compute_dtype)
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
-        mask = ops.cast(mask, "bool")
-        check_left_aligned(mask, f"LSTMStack {self.name!r}")
-        if self.go_backwards:
-            inputs = reverse_within_length(inputs, mask)
-        batch = ops.shape(inputs)[0]
-        layer_input = inputs
-        outputs, final_states = [], []
-        for i, cell in enumerate(self.cells):
-            if initial_states is None:
-                h = ops.zeros((batch, cell.output_size), dtype=self.compute_dtype)
-                c = ops.zeros((batch, cell.units), dtype=self.compute_dtype)
-            else:
-                h, c = (ops.convert_to_tensor(s, dtype=self.compute_dtype) for s in initial_states[i])
-            if i > 0 and self.dropout_layer is not None:
-                layer_input = self.dropout_layer(layer_input, training=training)
-            output, h, c = self._run_layer(cell, layer_input, mask, h, c)
-            if i > 0 and self.use_skip_connections:
-                output = output + layer_input
-            outputs.append(output)
-            final_states.append((h, c))
-            layer_input = output
-        if self.go_backwards:
-            outputs = [reverse_within_length(output, mask) for output in outputs]
-        return outputs, final_states
+        return inputs, mask
 
     def call(self, inputs, mask=None, training=None):
         if not self.stateful:
-            return self.run(inputs, mask=mask, training=training)[0]
+            return run_lstm_stacks([self], inputs, mask, training=training)[0]
         if not is_eager(inputs):
             raise RuntimeError(
                 "LSTMStack(stateful=True) keeps state between calls and needs eager execution; "
@@ -242,3 +230,41 @@ class LSTMStack(keras.layers.Layer):
             }
         )
         return config
+
+
+_SHARED_SETTINGS = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip", "use_skip_connections",
+                    "dropout", "unroll")
+
+
+def run_lstm_stacks(stacks, inputs, mask=None, training=None):
+    """Run one ``LSTMStack``, or two of the same configuration together (a forward and a backward half, as in a
+    biLM): one time loop per layer for both, the same outputs as calling each stack alone.
+
+    Args:
+        stacks: a list of one or two built, stateless ``LSTMStack`` layers whose settings (all but
+            ``go_backwards`` and the weights) are equal. The first stack's dropout applies to both.
+        inputs: `(batch_size, time, input_dim)`.
+        mask: `(batch_size, time)` bool, real tokens first; None means all real.
+        training: bool.
+
+    Returns:
+        A list with, per stack, a list of ``num_layers`` tensors `(batch_size, time, output_dim)`.
+
+    Raises:
+        ValueError: stacks that differ in a shared setting, or a stateful stack.
+    """
+    first = stacks[0]
+    for stack in stacks:
+        if stack.stateful:
+            raise ValueError(f"LSTMStack {stack.name!r} is stateful: call it on its own, which keeps its state")
+        differing = [name for name in _SHARED_SETTINGS if getattr(stack, name) != getattr(first, name)]
+        if differing:
+            raise ValueError(
+                f"LSTMStacks {first.name!r} and {stack.name!r} run together need the same settings; they differ in "
+                + ", ".join(f"{name} ({getattr(first, name)!r} vs {getattr(stack, name)!r})" for name in differing)
+            )
+    inputs, mask = first._prepared(inputs, mask)
+    names = " and ".join(repr(stack.name) for stack in stacks)
+    run = run_stacks([stack.direction() for stack in stacks], inputs, mask, first.options,
+                     dropout=first.dropout_function(training), name=f"LSTMStack {names}")
+    return run.outputs

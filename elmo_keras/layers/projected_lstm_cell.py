@@ -1,21 +1,8 @@
-"""LSTM cell with an optional projection of the output and optional clipping (the ELMo cell).
+"""LSTM cell with an optional projection of the output and optional clipping (the ELMo cell), as a Keras layer.
 
-Equations (gate order ``i, f, g, o`` as in Keras, forget-gate bias folded into ``bias``)::
-
-    z            = x_t · W + b + h_{t-1} · U                  # (batch, 4 * units)
-    i, f, g, o   = σ(z_i), σ(z_f), tanh(z_g), σ(z_o)
-    c_t          = clip(f ⊙ c_{t-1} + i ⊙ g, ±cell_clip)       # (batch, units)
-    m_t          = o ⊙ tanh(c_t)                               # (batch, units)
-    h_t          = clip(m_t · P, ±proj_clip)   if projection    # (batch, projection_dim)
-                 = m_t                          otherwise
-
-``h_t`` is both the output and the recurrent state, so ``U`` has shape ``(output_size, 4 * units)``.
-This is the cell of bilm-tf (TensorFlow's ``LSTMCell(num_proj=..., cell_clip=..., proj_clip=...)``) with the
-gate order converted and its constant forget bias of 1.0 added to ``bias`` (see ``elmo_keras.pretrained``).
-
-``lstm_step`` is the single source of these equations: the cell's ``call``, the fast ``LSTMStack`` and the
-two-direction loop of ``BiLM`` all use it, the last two after computing ``x_t · W + b`` for all time steps at
-once.
+The equations (with shapes) are in ``elmo_keras.layers.recurrence.cell_math``, their single source; this layer
+owns the weights and runs one step, so that it works under ``keras.layers.RNN``. ``LSTMStack`` runs whole
+sequences with the same weights through ``recurrence.stack_runner``.
 """
 
 from __future__ import annotations
@@ -23,41 +10,8 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
-
-
-def _check_positive(name, value, allow_none=True):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ValueError(f"{name} must be a positive number{' or None' if allow_none else ''}, received {value!r}")
-    return value
-
-
-def lstm_step(input_gates, h, c, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
-    """The cell equations (module docstring) for one step; with ``lstm_update`` the single source of the math.
-
-    Shapes broadcast like ``ops.matmul``: ``input_gates (..., B, 4U)``, ``h (..., B, H)``, ``c (..., B, U)``,
-    ``recurrent_kernel (..., H, 4U)``, ``projection_kernel (..., U, P)`` — a leading axis of 2 runs a forward
-    and a backward cell together (``bidirectional.run_bidirectional``). Returns ``(h_t, c_t)``.
-    """
-    z = input_gates + ops.matmul(h, recurrent_kernel)
-    h, c, _ = lstm_update(z, c, projection_kernel, cell_clip, proj_clip)
-    return h, c
-
-
-def lstm_update(z, c, projection_kernel=None, cell_clip=None, proj_clip=None):
-    """From the gate pre-activations ``z = x·W + b + h·U`` `(..., 4U)` and ``c_{t-1}``:
-    ``(h_t, c_t, c_t before clipping)``."""
-    z_i, z_f, z_g, z_o = ops.split(z, 4, axis=-1)
-    c_raw = ops.sigmoid(z_f) * c + ops.sigmoid(z_i) * ops.tanh(z_g)
-    c = c_raw if cell_clip is None else ops.clip(c_raw, -cell_clip, cell_clip)
-    h = ops.sigmoid(z_o) * ops.tanh(c)
-    if projection_kernel is not None:
-        h = ops.matmul(h, projection_kernel)
-        if proj_clip is not None:
-            h = ops.clip(h, -proj_clip, proj_clip)
-    return h, c, c_raw
+from elmo_keras.argument_checks import check_finite_positive, check_positive_int
+from elmo_keras.layers.recurrence.cell_math import lstm_step
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -99,9 +53,9 @@ class ProjectedLSTMCell(keras.layers.Layer):
         super().__init__(**kwargs)
         check_positive_int(units, "units")
         self.units = units
-        self.projection_dim = _check_positive("projection_dim", projection_dim)
-        self.cell_clip = _check_positive("cell_clip", cell_clip)
-        self.proj_clip = _check_positive("proj_clip", proj_clip)
+        self.projection_dim = check_positive_int(projection_dim, "projection_dim", allow_none=True)
+        self.cell_clip = None if cell_clip is None else check_finite_positive(cell_clip, "cell_clip")
+        self.proj_clip = None if proj_clip is None else check_finite_positive(proj_clip, "proj_clip")
         if self.proj_clip is not None and self.projection_dim is None:
             raise ValueError(f"proj_clip={proj_clip!r} needs projection_dim (the clip applies to the projection)")
         self.kernel_initializer = keras.initializers.get(kernel_initializer)
@@ -141,7 +95,7 @@ class ProjectedLSTMCell(keras.layers.Layer):
         return ops.matmul(inputs, self.kernel) + self.bias
 
     def recurrent_step(self, input_gates, h, c):
-        """One step from precomputed ``x_t · W + b``: returns ``(h_t, c_t)`` (see module equations)."""
+        """One step from precomputed ``x_t · W + b`` `(B, 4U)`, ``h`` `(B, H)`, ``c`` `(B, U)` → ``(h_t, c_t)``."""
         return lstm_step(input_gates, h, c, self.recurrent_kernel, self.projection_kernel, self.cell_clip,
                          self.proj_clip)
 

@@ -373,7 +373,7 @@ def train_bilm(
         return model
 
     model = built_model(precision)
-    # A plain graph, not XLA: with the hand-written LSTM backward pass (layers/lstm_sequence.py) the graph
+    # A plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/sequence_loop.py) the graph
     # step measured ~2x faster than XLA's while loop on 2 cores, and it builds in ~3 s instead of ~5.
     model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
     # Adam's slots made now, not during the first step: a step that creates variables is traced twice

@@ -10,11 +10,10 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.layers.bidirectional import run_bidirectional
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.crf import CRF
 from elmo_keras.layers.elmo import Elmo
-from elmo_keras.layers.lstm_stack import LSTMStack
+from elmo_keras.layers.lstm_stack import LSTMStack, run_lstm_stacks
 from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.tagging.encoding import PAD_TAG
 
@@ -125,7 +124,7 @@ class TokenFeatures(keras.layers.Layer):
 class BiLSTM(keras.layers.Layer):
     """``[→h_t; ←h_t]``: one LSTM layer read left-to-right and one right-to-left within each sentence.
 
-    Runs the biLM's recurrence (two ``LSTMStack``s through ``run_bidirectional``: one time loop for both
+    Runs the biLM's recurrence (two ``LSTMStack``s through ``run_lstm_stacks``: one time loop for both
     directions, a hand-written backward pass), which traces and trains several times faster in a TensorFlow
     graph than ``Bidirectional(LSTM)``.
 
@@ -153,7 +152,7 @@ class BiLSTM(keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
-        forward, backward = run_bidirectional(self.forward, self.backward, inputs, mask, training=training)
+        forward, backward = run_lstm_stacks([self.forward, self.backward], inputs, mask, training=training)
         return ops.concatenate([forward[-1], backward[-1]], axis=-1)
 
     def compute_output_shape(self, input_shape):

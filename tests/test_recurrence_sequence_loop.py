@@ -1,12 +1,12 @@
-"""The hand-written LSTM backward pass equals autodiff through the same forward loop."""
+"""The time loops: the hand-written LSTM backward pass equals autodiff through the same forward loop, and the
+scanned and unrolled loops give the same outputs from any start state."""
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from elmo_keras._backend import scan_time
-from elmo_keras.layers.lstm_sequence import lstm_sequence
-from elmo_keras.layers.projected_lstm_cell import lstm_step
+from elmo_keras.layers.recurrence import lstm_sequence, lstm_step, scanned_sequence, unrolled_sequence
 
 
 def autodiff_sequence(gates, recurrent, projection, cell_clip, proj_clip):
@@ -63,3 +63,28 @@ def test_scan_time_runs_backwards_over_several_sequences():
     (final,), (running,) = scan_time(step, (tf.zeros((1,)),), (values, weights), reverse=True)
     np.testing.assert_allclose(running.numpy()[:, 0], [4321.0, 4320.0, 4300.0, 4000.0])
     np.testing.assert_allclose(final.numpy(), [4321.0])
+
+
+@pytest.mark.parametrize("projection", [None, 3])
+def test_scanned_and_unrolled_loops_agree_from_a_start_state(projection):
+    rng = np.random.default_rng(1)
+    steps, batch, units = 6, 2, 4
+    state_dim = projection or units
+    gates = rng.normal(size=(steps, batch, 4 * units)).astype("float32")
+    recurrent = rng.normal(size=(state_dim, 4 * units)).astype("float32") * 0.5
+    proj = None if projection is None else rng.normal(size=(units, projection)).astype("float32")
+    h0 = rng.normal(size=(batch, state_dim)).astype("float32")
+    c0 = rng.normal(size=(batch, units)).astype("float32")
+    scanned_h, scanned_c = (t.numpy() for t in scanned_sequence(gates, h0, c0, recurrent, proj, 1.0, 0.8 if proj
+                                                                 is not None else None))
+    unrolled_h, unrolled_c = (t.numpy() for t in unrolled_sequence(np.moveaxis(gates, 0, 1), h0, c0, recurrent, proj,
+                                                                   1.0, 0.8 if proj is not None else None))
+    np.testing.assert_allclose(np.moveaxis(scanned_h, 0, 1), unrolled_h, atol=1e-6)
+    np.testing.assert_allclose(np.moveaxis(scanned_c, 0, 1), unrolled_c, atol=1e-6)
+    h, c = h0, c0  # the first step by hand, through the single source of the equations
+    h, c = lstm_step(gates[0], h, c, recurrent, proj, 1.0, 0.8 if proj is not None else None)
+    np.testing.assert_allclose(unrolled_h[:, 0], np.asarray(h), atol=1e-6)
+    if projection is None:  # from zero state, the custom-gradient loop agrees too
+        zero = np.zeros_like(h0), np.zeros_like(c0)
+        np.testing.assert_allclose(lstm_sequence(gates, recurrent, None, 1.0).numpy(),
+                                   scanned_sequence(gates, *zero, recurrent, None, 1.0)[0].numpy(), atol=1e-6)

@@ -1,4 +1,4 @@
-"""A whole LSTM sequence with a hand-written backward pass (the cuDNN recipe), for fast training.
+"""The time loop over a whole sequence from zero state, with a hand-written backward pass (the cuDNN recipe).
 
 Autodiff through a symbolic time loop stores every intermediate of every step in per-op accumulators and
 computes the recurrent weight gradient with a small matmul per step. Here the forward loop keeps only the
@@ -6,8 +6,8 @@ gate pre-activations ``z_t`` and the unclipped cells. Everything in the gradient
 the upstream gradient (the gate derivatives, ``o ⊙ (1 − tanh² c)``, the next forget gate, the clip masks) is
 computed for all steps at once, so the backward loop (a reverse scan, no flipping) is a handful of ops and one
 matmul per step (``dz_t · Uᵀ``, plus one for the projection); the weight gradients are single large matmuls
-over all steps. The equations are ``projected_lstm_cell.lstm_update``'s (the forward loop calls it);
-``tests/test_lstm_sequence.py`` checks outputs and gradients against autodiff through ``lstm_step``.
+over all steps. The equations are ``cell_math.lstm_update``'s (the forward loop calls it);
+``tests/test_recurrence_sequence_loop.py`` checks outputs and gradients against autodiff through ``lstm_step``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._backend import scan_time
-from elmo_keras.layers.projected_lstm_cell import lstm_update
+from elmo_keras.layers.recurrence.cell_math import lstm_step, lstm_update
 
 
 def _transpose(x):
@@ -153,3 +153,40 @@ def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
         return d_z_all, d_recurrent, d_projection
 
     return outputs, backward
+
+
+def scanned_sequence(gates, h0, c0, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
+    """The same loop from a given state, differentiated by autodiff; also returns every cell state.
+
+    For what ``lstm_sequence`` cannot do: start from a carried state (``LSTMStack(stateful=True)``,
+    ``initial_states``) and hand back the final states.
+
+    Args:
+        gates: time-major ``x_t · W + b``, `(T, ..., B, 4U)`; h0 `(..., B, H)`, c0 `(..., B, U)`.
+        recurrent_kernel, projection_kernel, cell_clip, proj_clip: as in ``lstm_sequence``.
+
+    Returns:
+        ``(all_h, all_c)``, `(T, ..., B, H)` and `(T, ..., B, U)`.
+    """
+
+    def step(carry, gate_t):
+        h, c = lstm_step(gate_t, carry[0], carry[1], recurrent_kernel, projection_kernel, cell_clip, proj_clip)
+        return (h, c), (h, c)
+
+    _, (all_h, all_c) = scan_time(step, (h0, c0), gates)
+    return all_h, all_c
+
+
+def unrolled_sequence(gates, h0, c0, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
+    """The loop unrolled in Python over the static number of steps (what XLA compiles into the fastest inference).
+
+    Args and returns as ``scanned_sequence``, with a batch-major ``gates`` `(B, T, 4U)` whose ``T`` is known
+    when tracing; returns `(B, T, H)` and `(B, T, U)`.
+    """
+    hs, cs = [], []
+    h, c = h0, c0
+    for t in range(gates.shape[1]):
+        h, c = lstm_step(gates[:, t], h, c, recurrent_kernel, projection_kernel, cell_clip, proj_clip)
+        hs.append(h)
+        cs.append(c)
+    return ops.stack(hs, axis=1), ops.stack(cs, axis=1)
