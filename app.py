@@ -72,7 +72,7 @@ def model_sidebar(infos) -> None:
         st.session_state[state.ACTIVE_MODEL] = name
         info = infos[names.index(name)]
         st.session_state[state.ACTIVE_REF] = info.ref
-        lines = [f"preset **{info.preset}** ({info.encoder}-level), {epoch_count(info.epochs)}"]
+        lines = [f"preset **{info.preset}** ({info.token_input}-level), {epoch_count(info.epochs)}"]
         if info.num_sentences is not None:
             lines.append(f"trained on {info.num_sentences:,} sentences, {info.num_tokens or 0:,} tokens "
                          f"(vocabulary {info.vocab_size or '?'})")

@@ -35,6 +35,7 @@ from elmo_keras.pretrained import (
     PretrainedFileError,
     WeightFileError,
     load_pretrained_bilm,
+    load_pretrained_elmo,
 )
 from elmo_keras.text import MAX_CHARS_PER_TOKEN, Vocabulary, batch_to_ids, tokenize
 
@@ -45,6 +46,6 @@ __all__ = [
     "ElmoOptions", "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix",
     "Seq2Seq", "Seq2SeqConfig", "Vocabulary", "WeightFileError", "WordEmbedding", "__version__", "analysis",
     "batch_to_ids", "beam_search", "cosine_similarity_matrices", "data", "exhaustive_search", "get_preset", "greedy",
-    "layer_embeddings", "load_bilm", "load_pretrained_bilm", "load_seq2seq", "sample", "tagging", "tokenize",
-    "train_bilm", "train_seq2seq",
+    "layer_embeddings", "load_bilm", "load_pretrained_bilm", "load_pretrained_elmo", "load_seq2seq", "sample",
+    "tagging", "tokenize", "train_bilm", "train_seq2seq",
 ]

@@ -64,7 +64,14 @@ def scan_time(step, carry, xs, reverse=False):
 
 
 def compile_function(fn):
-    """``fn`` compiled for the current Keras backend (retraced per input shape)."""
+    """``fn`` compiled for the current Keras backend (retraced per input shape).
+
+    Args:
+        fn: a function of tensors, written with ``keras.ops``.
+
+    Returns:
+        ``tf.function(fn, jit_compile=True)`` on TensorFlow, ``jax.jit(fn)`` on JAX, ``fn`` itself elsewhere.
+    """
     backend = keras.backend.backend()
     if backend == "tensorflow":
         import tensorflow as tf
@@ -80,9 +87,13 @@ def compile_function(fn):
 def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> Callable:
     """``fn`` as a TensorFlow graph (the only backend-specific code here; other backends run ``fn`` as is).
 
-    ``"graph"``: one ``tf.function`` trace with symbolic batch and time (the LSTM loop becomes a
-    ``while`` loop), reused for every shape. ``"xla"``: ``tf.function(jit_compile=True)``, compiled once per
-    input shape. ``"eager"``: ``fn`` itself.
+    Args:
+        fn: ``fn(ids) -> outputs``, taking one int32 id tensor.
+        execution: ``"graph"``: one ``tf.function`` trace with symbolic batch and time (the LSTM loop becomes a
+            ``while`` loop), reused for every shape. ``"xla"``: ``tf.function(jit_compile=True)``, compiled once
+            per input shape. ``"eager"``: ``fn`` itself.
+        input_shape: the shape of the ids ``fn`` takes, `(batch, time)` or `(batch, time, 50)`; only the axes
+            after ``time`` are fixed in the ``"graph"`` signature.
     """
     if execution == "eager" or keras.backend.backend() != "tensorflow":
         return fn
@@ -94,7 +105,11 @@ def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> C
 
 
 def is_eager(tensor) -> bool:
-    """True when ``tensor`` holds concrete values (not traced inside a compiled function)."""
+    """True when ``tensor`` holds concrete values (not traced inside a compiled function).
+
+    Args:
+        tensor: any backend tensor (only JAX needs it: there a traced value is a ``jax.core.Tracer``).
+    """
     backend = keras.backend.backend()
     if backend == "tensorflow":
         import tensorflow as tf
@@ -110,12 +125,18 @@ def is_eager(tensor) -> bool:
 def gathered_batches(inputs, targets, plan, lengths):
     """A ``tf.data`` pipeline of ``(inputs[plan[k], :lengths[k]], targets[plan[k], :lengths[k]])`` for each ``k``.
 
-    Args:
-        inputs: `(rows, time, ...)` encoded sentences; targets: `(rows, time)`.
-        plan: int32 `(num_batches, batch_size)` row indices; lengths: int32 `(num_batches,)` time steps.
+    The whole plan is built up front, so batches are gathered inside TensorFlow.
 
-    The whole plan is built up front, so batches are gathered inside TensorFlow; element shapes are
-    `(batch_size, None, ...)`, so the training step is traced once for every length.
+    Args:
+        inputs: `(rows, time, ...)` encoded sentences (NumPy).
+        targets: `(rows, time)` (NumPy).
+        plan: int32 `(num_batches, batch_size)` row indices.
+        lengths: int32 `(num_batches,)` time steps kept in each batch.
+
+    Returns:
+        A ``tf.data.Dataset`` of ``(inputs, targets)`` batches, `(batch_size, length, ...)` and
+        `(batch_size, length)`; its element shapes leave the length as None, so the training step is traced
+        once for every length.
     """
     import tensorflow as tf
 
@@ -127,7 +148,7 @@ def gathered_batches(inputs, targets, plan, lengths):
         return tf.gather(inputs, rows)[:, :length], tf.gather(targets, rows)[:, :length]
 
     options = tf.data.Options()
-    # no autotuning: its background thread made tearing the pipeline down at the end of fit wait up to ~20 s
+    # no autotuning: its background thread holds up tearing the pipeline down at the end of fit
     options.autotune.enabled = False
     return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)
 
@@ -135,8 +156,11 @@ def gathered_batches(inputs, targets, plan, lengths):
 def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
     """True on TensorFlow when the CPU does bfloat16 arithmetic natively (AVX512-BF16 or AMX-BF16 flags).
 
-    There, oneDNN's bfloat16 matmuls run about 1.8x faster than float32 ones (measured: 365 vs 202 GFLOP/s for
-    a 448×256 · 256×1024 product on 2 cores); elsewhere bfloat16 is emulated and slower, so "auto" means float32.
+    There oneDNN's bfloat16 matmuls use those instructions, which take twice as many values per instruction as
+    float32 ones, so they beat float32; elsewhere bfloat16 is emulated and slower, so "auto" means float32.
+
+    Args:
+        cpuinfo_path: str, the file listing the CPU flags. Defaults to ``"/proc/cpuinfo"`` (False if unreadable).
     """
     if keras.backend.backend() != "tensorflow":
         return False

@@ -24,12 +24,13 @@ class DictConfig:
         Raises:
             ValueError: fields the class does not have (named); bad values (the class's own checks).
         """
+        data = cls._from_saved(dict(data))
         unknown = set(data) - {field.name for field in dataclasses.fields(cls)}
         if unknown:
             raise ValueError(f"unknown {cls.__name__} fields: {sorted(unknown)}")
-        return cls(**cls._from_saved(dict(data)))
+        return cls(**data)
 
     @classmethod
     def _from_saved(cls, data: dict) -> dict:
-        """Turn JSON values back into field values (a hook: JSON lists → tuples, ...)."""
+        """Turn JSON values back into field values (a hook: JSON lists → tuples, a renamed field, ...)."""
         return data

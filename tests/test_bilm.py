@@ -7,6 +7,7 @@ import pytest
 from elmo_keras._quiet import keras
 from elmo_keras.layers import (
     BiLM,
+    CharCNN,
     LSTMStack,
     ProjectedLSTMCell,
     WordEmbedding,
@@ -124,3 +125,16 @@ def test_bilm_output_contract():
     layer0 = np.asarray(out["activations"][0])
     np.testing.assert_array_equal(layer0[..., :6], layer0[..., 6:])  # [x; x]
     np.testing.assert_array_equal(np.asarray(out["mask"]), ids != 0)
+
+
+def test_copy_keeps_weights_and_takes_overrides():
+    bilm = BiLM(WordEmbedding(20, 8), units=8, num_layers=2)
+    assert bilm.token_input == "word" and bilm.input_ids_shape == (None, None)
+    ids = np.array([[2, 5, 7, 3, 0]], "int32")
+    expected = [np.asarray(a) for a in bilm(ids)["activations"]]
+    copy = bilm.copy(stateful=True)
+    assert copy.stateful and not bilm.stateful and copy is not bilm
+    for ours, theirs in zip(copy(ids)["activations"], expected):
+        np.testing.assert_allclose(np.asarray(ours), theirs, atol=1e-6)
+    unbuilt = BiLM(CharCNN(filters=((1, 4),), projection_dim=8), units=8).copy()
+    assert not unbuilt.built and unbuilt.token_input == "char" and unbuilt.input_ids_shape == (None, None, 50)

@@ -10,13 +10,12 @@ from elmo_keras.models import (
     BiLanguageModel,
     BiLMConfig,
     build_bilm_lm,
-    encode_for_lm,
     get_preset,
     load_bilm,
     train_bilm,
     unigram_perplexity,
 )
-from elmo_keras.text import BOS_ID, EOS_ID, Vocabulary
+from elmo_keras.text import BOS_ID, EOS_ID, Vocabulary, lm_inputs_and_targets
 
 CORPUS = [
     "I deposited money at the bank .",
@@ -38,7 +37,7 @@ def test_loss_is_forward_plus_backward_mean_cross_entropy():
     keras.utils.set_random_seed(0)
     model = build_bilm_lm(get_preset("tiny"), len(vocab))
     sentences = [elmo_keras.tokenize(s) for s in CORPUS[:3]]
-    inputs, targets = encode_for_lm(sentences, vocab, "word")
+    inputs, targets = lm_inputs_and_targets(sentences, vocab, "word")
     assert targets[0, 0] == BOS_ID and targets[0, len(sentences[0]) + 1] == EOS_ID
     outputs = model(inputs)
     loss = float(model.compute_loss(y=targets, y_pred=outputs))
@@ -77,18 +76,18 @@ def test_model_directory_round_trip(tmp_path):
     assert sorted(p.name for p in (tmp_path / "bilm").iterdir()) == ["model.keras", "training.json", "vocabulary.json"]
     loaded = load_bilm(tmp_path / "bilm")
     assert loaded.vocabulary == model.vocabulary and loaded.config == model.config
-    inputs, _ = encode_for_lm([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "word")
+    inputs, _ = lm_inputs_and_targets([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "word")
     for key in ("forward_logits", "backward_logits"):
         np.testing.assert_array_equal(np.asarray(loaded(inputs)[key]), np.asarray(model(inputs)[key]))
 
 
 def test_keras_file_round_trip(tmp_path):
-    model = train_bilm(CORPUS, preset=get_preset("tiny").replace(encoder="char", embedding_dim=4,
+    model = train_bilm(CORPUS, preset=get_preset("tiny").replace(token_input="char", embedding_dim=4,
                                                                  char_filters=((1, 4), (2, 4))), epochs=1)
     model.save(tmp_path / "m.keras")
     loaded = keras.saving.load_model(tmp_path / "m.keras")
     assert isinstance(loaded, BiLanguageModel)
-    inputs, _ = encode_for_lm([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "char")
+    inputs, _ = lm_inputs_and_targets([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "char")
     np.testing.assert_array_equal(np.asarray(loaded(inputs)["forward_logits"]),
                                   np.asarray(model(inputs)["forward_logits"]))
 
@@ -113,8 +112,8 @@ def test_bad_corpus_and_config_errors():
         train_bilm("just one string", preset="tiny")
     with pytest.raises(ValueError, match="unknown preset"):
         train_bilm(CORPUS, preset="huge")
-    with pytest.raises(ValueError, match="encoder"):
-        BiLMConfig(encoder="bytes")
+    with pytest.raises(ValueError, match="token_input must be one of"):
+        BiLMConfig(token_input="bytes")
 
 
 def test_unigram_perplexity_of_uniform_corpus():

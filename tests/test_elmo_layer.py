@@ -10,7 +10,7 @@ from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.elmo import Elmo
 from elmo_keras.layers.lstm_stack import LSTMStack  # noqa: F401  (registers the class for deserialization)
 from elmo_keras.layers.word_embedding import WordEmbedding
-from elmo_keras.pretrained.loader import load_pretrained_bilm
+from elmo_keras.pretrained.loader import load_pretrained_bilm, load_pretrained_elmo
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, batch_to_ids
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID
 
@@ -118,13 +118,13 @@ def test_dropout_only_in_training(bilm):
 
 @pytest.mark.fixtures
 def test_frozen_bilm_and_trainable_mixtures(fixture_files):
-    elmo = Elmo.from_pretrained(*fixture_files, num_output_representations=2)
+    elmo = load_pretrained_elmo(*fixture_files, num_output_representations=2)
     elmo.build((None, None, 50))
     assert len(elmo.trainable_weights) == 4  # (w, gamma) per mixture; the biLM is frozen
-    fixed = Elmo.from_pretrained(*fixture_files, num_output_representations=1, scalar_mix_parameters=[1.0, 0.0, 0.0])
+    fixed = load_pretrained_elmo(*fixture_files, num_output_representations=1, scalar_mix_parameters=[1.0, 0.0, 0.0])
     fixed.build((None, None, 50))
     assert fixed.trainable_weights == []
-    tuned = Elmo.from_pretrained(*fixture_files, num_output_representations=1, requires_grad=True)
+    tuned = load_pretrained_elmo(*fixture_files, num_output_representations=1, requires_grad=True)
     tuned.build((None, None, 50))
     assert len(tuned.trainable_weights) == 2 + len(tuned.bilm.trainable_weights) > 20
 

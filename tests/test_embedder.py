@@ -13,12 +13,11 @@ from elmo_keras.layers.bilm import BiLM
 from elmo_keras.pretrained.embedder import (
     SENTENCE_TO_INDEX,
     ElmoEmbedder,
-    WordIdEncoder,
     check_input_file,
     check_output_file,
     read_sentence_file,
 )
-from elmo_keras.text.batching import encode_characters
+from elmo_keras.text.batching import WordIds, char_ids_with_boundaries
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
 
 TOLERANCE = 1e-5
@@ -183,11 +182,11 @@ def test_read_sentence_file_drops_bom_and_line_endings(tmp_path):
 
 
 def test_encoders_add_boundaries_and_pad():
-    chars = encode_characters([["a", "b"], ["c"]], 6)
+    chars = char_ids_with_boundaries([["a", "b"], ["c"]], 6)
     assert chars.shape == (2, 6, 50)
     assert (chars[0, :4] > 0).any(axis=-1).all() and (chars[0, 4:] == 0).all() and (chars[1, 3:] == 0).all()
     vocabulary = Vocabulary(["a", "b"])
-    words = WordIdEncoder(vocabulary)([["a", "b"], ["zzz"]], 5)
+    words = WordIds(vocabulary)([["a", "b"], ["zzz"]], 5)
     np.testing.assert_array_equal(words, [[BOS_ID, 4, 5, EOS_ID, 0], [BOS_ID, 1, EOS_ID, 0, 0]])
 
 
@@ -226,7 +225,7 @@ def test_constructor_errors():
     with pytest.raises(ValueError, match="bilm must be a BiLM layer"):
         ElmoEmbedder(bilm="weights.hdf5")
     bilm = BiLM(WordEmbedding(10, 4), units=4, num_layers=1)
-    with pytest.raises(ValueError, match=r"a WordEmbedding biLM needs encoder=WordIdEncoder\(vocabulary\)"):
+    with pytest.raises(ValueError, match=r"a WordEmbedding biLM needs sentence_ids=WordIds\(vocabulary\)"):
         ElmoEmbedder(bilm=bilm)
     with pytest.raises(ValueError, match="execution must be one of"):
-        ElmoEmbedder(bilm=bilm, encoder=WordIdEncoder(Vocabulary()), execution="fast")
+        ElmoEmbedder(bilm=bilm, sentence_ids=WordIds(Vocabulary()), execution="fast")

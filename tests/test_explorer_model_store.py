@@ -68,7 +68,7 @@ def test_preset_of_recognises_presets_whatever_the_training_settings():
 
 def test_list_and_find_read_the_summary_without_loading(tiny_models_dir):
     (info,) = list_models(tiny_models_dir)
-    assert info.name == TINY_NAME and info.preset == "tiny" and info.encoder == "word"
+    assert info.name == TINY_NAME and info.preset == "tiny" and info.token_input == "word"
     assert info.corpus == "built-in polysemy corpus" and info.epochs == 2
     assert info.num_sentences > 100 and info.vocab_size > 100
     assert len(info.train_perplexity) == 2 and len(info.heldout_perplexity) == 2

@@ -10,8 +10,8 @@ from elmo_keras import limits
 from elmo_keras._quiet import keras
 from elmo_keras.limits import MAX_BATCH_SIZE, check_batch_size, largest_factor, memory_shortfall
 from elmo_keras.models import BiLMConfig, build_bilm_lm, get_preset, train_bilm, training
+from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.models.seq2seq import Seq2SeqConfig
-from elmo_keras.models.training import TrainingDivergedError
 
 SMALL_CORPUS = ["a b c", "d e f"] * 10
 
@@ -79,7 +79,7 @@ def test_non_finite_learning_rates_are_refused_before_training(no_model):
 def test_parameter_count_is_exact(preset, overrides):
     config = get_preset(preset).replace(**overrides)
     model = build_bilm_lm(config, 57)
-    model.build((None, None) if config.encoder == "word" else (None, None, 50))
+    model.build((None, None) if config.token_input == "word" else (None, None, 50))
     assert config.parameter_count(57) == model.count_params()
 
 

@@ -19,7 +19,7 @@ def saved_models(tmp_path_factory):
     """A word biLM, a char biLM and a seq2seq model directory (read-only: ``_copy`` one to break it)."""
     root = tmp_path_factory.mktemp("model_dirs")
     train_bilm(CORPUS, preset="tiny", epochs=1).save(root / "word")
-    char_config = get_preset("tiny").replace(encoder="char", embedding_dim=4, char_filters=((1, 4), (2, 4)))
+    char_config = get_preset("tiny").replace(token_input="char", embedding_dim=4, char_filters=((1, 4), (2, 4)))
     train_bilm(CORPUS, preset=char_config, epochs=1).save(root / "char")
     save_seq2seq(train_seq2seq(PAIRS, config={"units": 8, "embedding_dim": 4, "epochs": 1}), root / "seq2seq")
     return root
@@ -47,7 +47,7 @@ def _edit_keras_config(model_file, edit):
 
 
 def test_intact_directories_load(saved_models):
-    assert load_bilm(saved_models / "word").config.encoder == "word"
+    assert load_bilm(saved_models / "word").config.token_input == "word"
     assert load_bilm(saved_models / "char").config.char_filters == ((1, 4), (2, 4))  # tuples vs saved lists
     assert load_seq2seq(saved_models / "seq2seq").config.units == 8
 
@@ -156,13 +156,24 @@ def test_training_fields_may_differ(saved_models, tmp_path):
     assert load_bilm(directory).config.epochs == 7
 
 
+def test_directories_saved_with_the_old_field_name_still_load(saved_models, tmp_path):
+    """``token_input`` was called ``encoder`` in training.json before; such directories keep loading."""
+    directory = _copy(saved_models, tmp_path, "char")
+
+    def rename(data):
+        data["config"]["encoder"] = data["config"].pop("token_input")
+
+    _edit_json(directory / "training.json", rename)
+    assert load_bilm(directory).config.token_input == "char"
+
+
 def test_char_config_disagreeing_with_the_model(saved_models, tmp_path):
     directory = _copy(saved_models, tmp_path, "char")
     _edit_json(directory / "training.json", lambda data: data["config"].update(char_filters=[[1, 4], [3, 4]]))
     with pytest.raises(ValueError, match=r"char_filters = \(\(1, 4\), \(3, 4\)\) in training\.json but "):
         load_bilm(directory)
-    _edit_json(directory / "training.json", lambda data: data["config"].update(encoder="word"))
-    with pytest.raises(ValueError, match="encoder = 'word' in training.json but 'char' in model.keras"):
+    _edit_json(directory / "training.json", lambda data: data["config"].update(token_input="word"))
+    with pytest.raises(ValueError, match="token_input = 'word' in training.json but 'char' in model.keras"):
         load_bilm(directory)
 
 

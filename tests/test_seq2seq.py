@@ -58,8 +58,8 @@ def test_encode_pairs_teacher_forcing_layout():
 
 def test_strings_are_tokenized_like_word_lists():
     """A string source or target is split into words by ``tokenize`` everywhere: vocabulary, sources, targets."""
-    from elmo_keras.models.seq2seq import as_words
     from elmo_keras.text import Vocabulary
+    from elmo_keras.text.sentences import as_words
 
     assert as_words("Open the door.") == ["Open", "the", "door", "."] and as_words(("a", "b")) == ["a", "b"]
     vocabulary = Vocabulary(["turn", "on", "it", "switch"])

@@ -8,9 +8,13 @@ import weakref
 import numpy as np
 
 from elmo_keras.data import polysemy_sentences
+from elmo_keras.models import batches as batches_module
+from elmo_keras.models.batches import ShuffledBatches, training_batches
 from elmo_keras.models.inference import bilm_activations, lm_logits
-from elmo_keras.models.training import ShuffledBatches, as_token_lists, encode_for_lm, training_batches
+from elmo_keras.models.training import train_bilm
 from elmo_keras.text import Vocabulary
+from elmo_keras.text.batching import lm_inputs_and_targets
+from elmo_keras.text.sentences import as_token_lists
 
 
 def corpus_batches(seed=0, batch_size=32):
@@ -62,11 +66,11 @@ def test_the_tf_data_pipeline_yields_the_pydataset_batches():
 
 def test_compiled_inference_equals_calling_the_model(tiny_model):
     sentences = [["the", "bank", "of", "the", "river"], ["play"], ["i", "paid", "the", "bank", "right", "away", "."]]
-    inputs, _ = encode_for_lm(sentences, tiny_model.vocabulary, "word")
+    inputs, _ = lm_inputs_and_targets(sentences, tiny_model.vocabulary, "word")
     eager = np.stack([np.asarray(a) for a in tiny_model.bilm(inputs, training=False)["activations"]])
-    np.testing.assert_allclose(bilm_activations(tiny_model, inputs), eager, atol=1e-6)
-    alone, _ = encode_for_lm(sentences[:1], tiny_model.vocabulary, "word")  # another shape, the same graph
-    np.testing.assert_allclose(bilm_activations(tiny_model, alone), eager[:, :1, : alone.shape[1]], atol=1e-6)
+    np.testing.assert_allclose(bilm_activations(tiny_model.bilm, inputs), eager, atol=1e-6)
+    alone, _ = lm_inputs_and_targets(sentences[:1], tiny_model.vocabulary, "word")  # another shape, the same graph
+    np.testing.assert_allclose(bilm_activations(tiny_model.bilm, alone), eager[:, :1, : alone.shape[1]], atol=1e-6)
     outputs = tiny_model(inputs, training=False)
     forward, backward = lm_logits(tiny_model, inputs)
     np.testing.assert_allclose(forward, np.asarray(outputs["forward_logits"]), atol=1e-5)
@@ -78,8 +82,8 @@ def test_compiled_inference_does_not_keep_models_alive(tiny_models_dir):
     from tests.explorer_fixtures import TINY_NAME
 
     model = load_model(find_model(tiny_models_dir, TINY_NAME).ref)
-    inputs, _ = encode_for_lm([["the", "bank"]], model.vocabulary, "word")
-    bilm_activations(model, inputs)
+    inputs, _ = lm_inputs_and_targets([["the", "bank"]], model.vocabulary, "word")
+    bilm_activations(model.bilm, inputs)
     lm_logits(model, inputs)
     alive = weakref.ref(model)
     del model
@@ -88,18 +92,14 @@ def test_compiled_inference_does_not_keep_models_alive(tiny_models_dir):
 
 
 def test_a_corpus_too_large_to_hold_encoded_is_fed_batch_by_batch(monkeypatch):
-    from elmo_keras.models import training
-
     batches = corpus_batches()
-    monkeypatch.setattr(training, "MAX_GATHERED_BYTES", 1000)
+    monkeypatch.setattr(batches_module, "MAX_GATHERED_BYTES", 1000)
     assert training_batches(batches, epochs=2) is batches
 
 
 def test_training_from_the_pydataset_works_too(monkeypatch):
-    from elmo_keras.models import training
-
-    monkeypatch.setattr(training, "MAX_GATHERED_BYTES", 0)
+    monkeypatch.setattr(batches_module, "MAX_GATHERED_BYTES", 0)
     corpus = ["the bank of the river .", "the bank raised its rates .", "they play chess .", "turn right ."] * 10
-    model = training.train_bilm(corpus, preset="tiny", epochs=2, batch_size=8, seed=1)
+    model = train_bilm(corpus, preset="tiny", epochs=2, batch_size=8, seed=1)
     assert len(model.training_summary["history"]["loss"]) == 2
     assert model.training_summary["history"]["loss"][1] < model.training_summary["history"]["loss"][0]

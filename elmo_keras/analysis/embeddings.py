@@ -1,4 +1,4 @@
-"""Per-layer vectors of chosen words, embedded statelessly."""
+"""Per-layer vectors of chosen words, embedded statelessly (through ``models.inference.embed_token_lists``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from elmo_keras.models.bilm_lm import BiLanguageModel
-from elmo_keras.models.inference import bilm_activations
-from elmo_keras.models.training import encode_for_lm
+from elmo_keras.models.inference import embed_token_lists
+from elmo_keras.text.batching import sentence_ids
 from elmo_keras.text.vocabulary import UNK_ID
 
 DEFAULT_BATCH_SIZE = 64
@@ -24,18 +24,16 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
     if model.vocabulary is None:
         raise ValueError("the model has no vocabulary: load it with load_bilm or train it with train_bilm")
     sentences = _token_lists(sentences)
+    ids = sentence_ids(model.token_input, model.vocabulary)
     results = []
     for start in range(0, len(sentences), batch_size):
-        batch = sentences[start : start + batch_size]
-        inputs, _ = encode_for_lm(batch, model.vocabulary, model.encoder_kind)
-        stacked = bilm_activations(model, inputs)  # (L, B, T, D)
-        results += [stacked[:, i, 1 : len(s) + 1] for i, s in enumerate(batch)]
+        results += embed_token_lists(model.bilm, ids, sentences[start : start + batch_size])
     return results
 
 
 def is_unknown_word(model: BiLanguageModel, word: str) -> bool:
     """True when ``model`` is word-level and reads ``word`` as ``<unk>`` (a character model knows every word)."""
-    return (model.encoder_kind == "word" and model.vocabulary is not None
+    return (model.token_input == "word" and model.vocabulary is not None
             and model.vocabulary.token_to_id(word) == UNK_ID)
 
 
@@ -78,7 +76,7 @@ def layer_embeddings(
             raise ValueError(
                 f"the word {word!r} (sentence {index}, position {position}) is not in the model's vocabulary: a "
                 "word-level model sees it as <unk>, the same vector as every other unknown word; choose a word the "
-                "model was trained on, or train a character-level model (encoder='char'); allow_unknown=True "
+                "model was trained on, or train a character-level model (token_input='char'); allow_unknown=True "
                 "embeds it anyway"
             )
     activations = sentence_activations(model, sentences, batch_size)

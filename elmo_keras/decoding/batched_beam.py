@@ -9,10 +9,10 @@ A step model carries RNN states instead of re-reading prefixes:
 (``_beam_step``) makes one model call for all of them, takes the global top-k of each source's
 ``beam_size × vocab`` candidates and reorders the states by parent; a ``keras.ops.while_loop`` runs the steps
 (stopping when every source has ``beam_size`` finished hypotheses or at ``max_len``) and keeps the token
-histories and the finished list in tensors too. Encoder, loop and bookkeeping are compiled together
-(``_backend.compile_function``: XLA under TensorFlow), so a batch costs one call; the host only checks the
-model's output (the loop records, per source, what ``_checks.call_model`` would refuse in a live slot) and
-turns the final arrays into ``Hypothesis`` objects.
+histories and the finished list in tensors too (its state: ``_LoopState``). Encoder, loop and bookkeeping
+are compiled together (``_backend.compile_function``: XLA under TensorFlow), so a batch costs one call; the
+host only checks the model's output (the loop records, per source, what ``_checks.call_model`` would refuse
+in a live slot) and turns the final arrays into ``Hypothesis`` objects.
 
 The algorithm is exactly ``beam.beam_search`` (same shrinking beam, same stable tie-breaking, ``-inf`` never
 kept), per source: a dead slot (finished, or not yet used at step 1) scores ``-inf``; alive slots stay in rank
@@ -22,11 +22,13 @@ near-ties may resolve differently from the float64 generic function.
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 from keras import ops
 
 from elmo_keras._backend import compile_function
-from elmo_keras._quiet import keras  # noqa: F401  (quiet TensorFlow start-up before keras.ops)
+from elmo_keras._quiet import keras  # quiet TensorFlow start-up before keras.ops
 from elmo_keras.decoding._checks import (
     LOG_PROB_TOLERANCE,
     check_eos_in_vocab,
@@ -37,6 +39,47 @@ from elmo_keras.decoding._checks import (
 from elmo_keras.decoding.hypothesis import Hypothesis, make_hypothesis, rank_hypotheses
 
 SOURCE_LENGTH_BUCKET = 8  # sources are right-padded to a multiple of this (with pad_id): fewer recompilations
+
+Tensor = Any  # a tensor of the Keras backend
+
+# Shapes: B sources, k = beam_size slots per source, L = max_len, V = vocabulary size. A beam tensor's
+# flattened "row" for source b, slot j is b * k + j.
+
+
+class _Finished(NamedTuple):
+    """Finished hypotheses per source in order of finishing; slots ``j < count[b]`` hold source ``b``'s."""
+
+    tokens: Tensor  # int32 (B, k, L): generated tokens, <eos> included, valid up to lengths
+    log_probs: Tensor  # float32 (B, k): summed log-probabilities
+    lengths: Tensor  # int32 (B, k): number of tokens, <eos> included
+    count: Tensor  # int32 (B,): finished hypotheses so far; the live beam of source b has k - count[b] slots
+
+
+class _Health(NamedTuple):
+    """What ``decode_step`` returned for live slots, checked on the host (``_check_output``) after the search."""
+
+    largest: Tensor  # float32 (B,): largest non-NaN value (> 0: not log-probabilities)
+    nan_step: Tensor  # int32 (B,): first step (from 1) with a NaN; 0 = never
+    dead_step: Tensor  # int32 (B,): first step (from 1) with a row of only -inf; 0 = never
+
+
+class _LoopState(NamedTuple):
+    """The ``while_loop`` state. Live slots are in rank order (best first) within each source."""
+
+    t: Tensor  # int32 (): tokens generated so far (= steps taken)
+    states: list  # the model's states, each (B * k, ...), row b * k + j following slot j of source b
+    last_tokens: Tensor  # int32 (B * k,): each slot's latest token (bos_id before the first step)
+    cumulative: Tensor  # float32 (B, k): summed log-probability of each live slot; -inf = dead slot
+    histories: Tensor  # int32 (B, k, L): each live slot's tokens, valid up to t
+    finished: _Finished  # the hypotheses that emitted <eos>, out of the live beam
+    health: _Health  # the model's output so far, for the host's checks
+
+
+def _take_rows(histories, rows):
+    """``histories (B, k, L)`` viewed as ``(B * k, L)``, gathered at ``rows (B * k,)``, reshaped back."""
+    batch, k, length = histories.shape
+    flat = ops.reshape(histories, (batch * k, length))
+    return ops.reshape(ops.take(flat, rows, axis=0), (batch, k, length))
 
 
 class BatchedBeamSearch:
@@ -107,82 +150,102 @@ class BatchedBeamSearch:
         new_states = [ops.take(state, rows, axis=0) for state in new_states]
         return new_states, tokens, scores, rows, ends, alive, log_probs
 
+    def _finish(self, finished, t, histories, scores, ends):
+        """``finished`` plus the hypotheses that ended at step ``t + 1``: ``ends (B, k)`` marks the new slots that
+        chose ``<eos>``, with their ``scores (B, k)`` and ``histories (B, k, L)``; they go to finished slots
+        ``count, count + 1, ...`` of their source in rank order."""
+        k = self.beam_size
+        ends_int = ops.cast(ends, "int32")
+        destination = finished.count[:, None] + ops.cumsum(ends_int, axis=1) - 1  # (B, k)
+        moves = ops.cast(ops.one_hot(destination, k), "int32") * ends_int[:, :, None]  # (B, from, to)
+        written = ops.sum(moves, axis=1) > 0  # (B, to)
+        origin = ops.sum(moves * ops.arange(k)[None, :, None], axis=1)  # (B, to) rank that lands there
+        origin_rows = ops.reshape(origin + ops.arange(ends.shape[0])[:, None] * k, (-1,))
+        return _Finished(
+            tokens=ops.where(written[:, :, None], _take_rows(histories, origin_rows), finished.tokens),
+            log_probs=ops.where(written, ops.take_along_axis(scores, origin, axis=1), finished.log_probs),
+            lengths=ops.where(written, t + 1, finished.lengths),
+            count=finished.count + ops.sum(ends_int, axis=1),
+        )
+
     @staticmethod
     def _output_health(health, t, log_probs, cumulative):
-        """``health`` updated with this step's ``log_probs (B, k, V)``, live slots only (as ``beam_search`` calls
-        the model on live hypotheses only): ``(vocab, largest value (B,), first step with NaN (B,), first step
-        with a row of only -inf (B,))``, steps counted from 1, 0 = never."""
-        _, largest, nan_step, dead_step = health
+        """``health`` updated with step ``t + 1``'s ``log_probs (B, k, V)``, live slots only (as ``beam_search``
+        calls the model on live hypotheses only)."""
         live = (cumulative > -np.inf)[:, :, None]  # (B, k, 1)
         nan = ops.isnan(log_probs)
         row_max = ops.max(ops.where(nan, ops.full_like(log_probs, -np.inf), log_probs), axis=-1, keepdims=True)
         has_nan = ops.any(ops.logical_and(live, nan), axis=(1, 2))  # (B,)
         dead = ops.logical_and(row_max == -np.inf, ops.logical_not(ops.any(nan, axis=-1, keepdims=True)))
         has_dead = ops.any(ops.logical_and(live, dead), axis=(1, 2))
-        largest = ops.maximum(largest, ops.max(ops.where(live, row_max, ops.full_like(row_max, -np.inf)), axis=(1, 2)))
-        nan_step = ops.where(ops.logical_and(nan_step == 0, has_nan), t + 1, nan_step)
-        dead_step = ops.where(ops.logical_and(dead_step == 0, has_dead), t + 1, dead_step)
-        return ops.convert_to_tensor(log_probs.shape[-1], dtype="int32"), largest, nan_step, dead_step
-
-    def _search(self, sources):
-        """The whole search as one compiled function: encode, then a while loop of ``_beam_step``."""
-        k, length = self.beam_size, self.max_len
-        batch = sources.shape[0]
-        states = [ops.repeat(state, k, axis=0) for state in self.step_model.encode(sources)]  # (B * k, ...)
-        first = ops.concatenate([ops.zeros((batch, 1)), ops.full((batch, k - 1), -np.inf)], axis=1)
-        histories = ops.zeros((batch, k, length), dtype="int32")
-        loop_vars = (
-            ops.convert_to_tensor(0, dtype="int32"),  # t: tokens generated so far
-            states,
-            ops.full((batch * k,), self.bos_id, dtype="int32"),  # last token of every slot
-            ops.cast(first, "float32"),  # cumulative log-prob per slot; -inf = dead
-            histories,  # (B, k, L) live token histories
-            histories,  # (B, k, L) finished token histories, in order of finishing
-            ops.zeros((batch, k), dtype="float32"),  # finished log-probs
-            ops.zeros((batch, k), dtype="int32"),  # finished lengths
-            ops.zeros((batch,), dtype="int32"),  # number finished per source
-            (  # the model's output, checked on the host (_output_health)
-                ops.convert_to_tensor(0, dtype="int32"),
-                ops.full((batch,), -np.inf, dtype="float32"),
-                ops.zeros((batch,), dtype="int32"),
-                ops.zeros((batch,), dtype="int32"),
-            ),
+        live_max = ops.max(ops.where(live, row_max, ops.full_like(row_max, -np.inf)), axis=(1, 2))
+        return _Health(
+            largest=ops.maximum(health.largest, live_max),
+            nan_step=ops.where(ops.logical_and(health.nan_step == 0, has_nan), t + 1, health.nan_step),
+            dead_step=ops.where(ops.logical_and(health.dead_step == 0, has_dead), t + 1, health.dead_step),
         )
 
-        def reorder(histories, rows):  # (B, k, L) → the rows of its (B * k, L) view, same shape
-            return ops.reshape(ops.take(ops.reshape(histories, (batch * k, length)), rows, axis=0), (batch, k, length))
+    def _search(self, sources):
+        """The whole search as one compiled function: encode, then a while loop of ``_beam_step``.
 
-        def running(t, states, last, cumulative, *rest):
-            return ops.logical_and(t < length, ops.any(cumulative > -np.inf))
+        Returns ``(final, vocab)``: the last ``_LoopState`` without the model's states (``states=[]``) and
+        ``decode_step``'s vocabulary size (int32 scalar, for the host's ``eos_id`` check).
+        """
+        k, length = self.beam_size, self.max_len
+        batch = sources.shape[0]
+        first = ops.concatenate([ops.zeros((batch, 1)), ops.full((batch, k - 1), -np.inf)], axis=1)
+        histories = ops.zeros((batch, k, length), dtype="int32")
+        initial = _LoopState(
+            t=ops.convert_to_tensor(0, dtype="int32"),
+            states=[ops.repeat(state, k, axis=0) for state in self.step_model.encode(sources)],
+            last_tokens=ops.full((batch * k,), self.bos_id, dtype="int32"),
+            cumulative=ops.cast(first, "float32"),  # one live slot per source before the first step
+            histories=histories,
+            finished=_Finished(
+                tokens=histories,
+                log_probs=ops.zeros((batch, k), dtype="float32"),
+                lengths=ops.zeros((batch, k), dtype="int32"),
+                count=ops.zeros((batch,), dtype="int32"),
+            ),
+            health=_Health(
+                largest=ops.full((batch,), -np.inf, dtype="float32"),
+                nan_step=ops.zeros((batch,), dtype="int32"),
+                dead_step=ops.zeros((batch,), dtype="int32"),
+            ),
+        )
+        # The vocabulary size is a static shape of decode_step's output, read in Python while the body is
+        # traced (compiled backends) or first run (eager ones; the first step always runs).
+        vocab = None
 
-        def body(t, states, last, cumulative, histories, done_tokens, done_scores, done_lengths, done_count, health):
+        # keras.ops.while_loop passes the items of a tuple of loop variables as separate arguments, so the
+        # state travels wrapped in a 1-tuple and body / running each take the one _LoopState.
+        def running(state):
+            return ops.logical_and(state.t < length, ops.any(state.cumulative > -np.inf))
+
+        def body(state):
+            nonlocal vocab
             new_states, tokens, scores, rows, ends, alive, log_probs = self._beam_step(
-                states, last, cumulative, k - done_count)
-            health = self._output_health(health, t, log_probs, cumulative)
-            histories = reorder(histories, rows)
-            histories = ops.where(ops.arange(length)[None, None, :] == t, tokens[:, :, None], histories)
-            # finished hypotheses go to slots done_count, done_count + 1, ... in rank order
-            ends_int = ops.cast(ends, "int32")
-            destination = done_count[:, None] + ops.cumsum(ends_int, axis=1) - 1  # (B, k)
-            moves = ops.cast(ops.one_hot(destination, k), "int32") * ends_int[:, :, None]  # (B, from, to)
-            written = ops.sum(moves, axis=1) > 0  # (B, to)
-            origin = ops.sum(moves * ops.arange(k)[None, :, None], axis=1)  # (B, to) rank that lands there
-            origin_rows = ops.reshape(origin + ops.arange(batch)[:, None] * k, (-1,))
-            moved = reorder(histories, origin_rows)
-            done_tokens = ops.where(written[:, :, None], moved, done_tokens)
-            done_scores = ops.where(written, ops.take_along_axis(scores, origin, axis=1), done_scores)
-            done_lengths = ops.where(written, t + 1, done_lengths)
-            cumulative = ops.where(alive, scores, ops.full_like(scores, -np.inf))
-            return (t + 1, new_states, ops.reshape(tokens, (-1,)), cumulative, histories, done_tokens, done_scores,
-                    done_lengths, done_count + ops.sum(ends_int, axis=1), health)
+                state.states, state.last_tokens, state.cumulative, k - state.finished.count)
+            vocab = log_probs.shape[-1]
+            histories = _take_rows(state.histories, rows)  # each new slot inherits its parent's tokens
+            histories = ops.where(ops.arange(length)[None, None, :] == state.t, tokens[:, :, None], histories)
+            return (_LoopState(
+                t=state.t + 1,
+                states=new_states,
+                last_tokens=ops.reshape(tokens, (-1,)),
+                cumulative=ops.where(alive, scores, ops.full_like(scores, -np.inf)),
+                histories=histories,
+                finished=self._finish(state.finished, state.t, histories, scores, ends),
+                health=self._output_health(state.health, state.t, log_probs, state.cumulative),
+            ),)
 
-        t, _, _, cumulative, histories, done_tokens, done_scores, done_lengths, done_count, health = ops.while_loop(
-            running, body, loop_vars)
-        return (t, cumulative, histories, done_tokens, done_scores, done_lengths, done_count) + tuple(health)
+        (final,) = ops.while_loop(running, body, (initial,))
+        return final._replace(states=[]), ops.convert_to_tensor(vocab, dtype="int32")
 
-    def _check_output(self, vocab, largest, nan_step, dead_step):
+    def _check_output(self, vocab, health):
         """Raise what ``_checks.call_model`` raises in ``beam_search``, from ``_output_health``'s record."""
         check_eos_in_vocab(self.eos_id, int(vocab), "step_model.decode_step")
+        largest, nan_step, dead_step = health
         where = "step_model.decode_step returned {} for sources[{}] at step {}"
         if nan_step.any():
             b = int(np.argmax(nan_step > 0))
@@ -214,15 +277,14 @@ class BatchedBeamSearch:
             raise ValueError(
                 f"sources must be int (batch, source_len) with batch, source_len >= 1, received {sources.shape}"
             )
-        outputs = self._compiled(self._pad_sources(sources))
-        t, cumulative, histories, done_tokens, done_scores, done_lengths, done_count, *health = (
-            ops.convert_to_numpy(x) for x in outputs)
-        self._check_output(*health)
+        final, vocab = keras.tree.map_structure(ops.convert_to_numpy, self._compiled(self._pad_sources(sources)))
+        self._check_output(vocab, final.health)
+        done, t, cumulative = final.finished, final.t, final.cumulative
         results = []
         for b in range(len(sources)):
-            finished = [make_hypothesis(done_tokens[b, j, : done_lengths[b, j]], done_scores[b, j], self.eos_id,
-                                        self.length_penalty) for j in range(done_count[b])]
-            unfinished = [make_hypothesis(histories[b, r, :t], cumulative[b, r], self.eos_id, self.length_penalty)
+            finished = [make_hypothesis(done.tokens[b, j, : done.lengths[b, j]], done.log_probs[b, j], self.eos_id,
+                                        self.length_penalty) for j in range(done.count[b])]
+            unfinished = [make_hypothesis(final.histories[b, r, :t], cumulative[b, r], self.eos_id, self.length_penalty)
                           for r in np.flatnonzero(np.isfinite(cumulative[b]))]
             if not finished + unfinished:  # only if float32 sums of finite log-probabilities reached -inf
                 raise ValueError(

@@ -48,8 +48,8 @@ def beam_search(
         max_len: the most tokens generated (``<eos>`` included).
         beam_size: k, the number of hypotheses kept (live + finished).
         length_penalty: α in ``score = log_prob / length ** α``; 0 ranks by plain log-probability (favours
-            short outputs), 1 by mean token log-probability.
-        num_return: how many hypotheses to return (default ``beam_size``; at most ``beam_size``).
+            short outputs), 1 by mean token log-probability. Defaults to 0.
+        num_return: how many hypotheses to return, at most ``beam_size``. Defaults to None (``beam_size``).
         return_trace: also return a ``DecodeTrace``; each step lists all ``n × vocab`` candidates ranked, marked
             kept / finished / pruned.
 

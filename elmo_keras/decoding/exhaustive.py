@@ -27,7 +27,16 @@ MAX_EXHAUSTIVE_SEQUENCES = 200_000
 
 
 def count_sequences(vocab_size: int, max_len: int) -> int:
-    """How many outputs exhaustive search scores for ``vocab_size`` tokens (``<eos>`` included) and ``max_len``."""
+    """How many outputs exhaustive search scores (the formula in the module docstring).
+
+    Args:
+        vocab_size: int, the number of tokens, ``<eos>`` included.
+        max_len: int, the most tokens generated.
+
+    Example:
+        >>> count_sequences(3, 2)  # <eos>, a <eos>, b <eos>, and the cut-off a a, a b, b a, b b
+        7
+    """
     others = vocab_size - 1
     return sum(others ** (t - 1) for t in range(1, max_len + 1)) + others**max_len
 
@@ -49,9 +58,10 @@ def exhaustive_search(
             ``bos_id``.
         bos_id, eos_id: boundary token ids.
         max_len: the most tokens generated (``<eos>`` included).
-        length_penalty: α in ``score = log_prob / length ** α`` (0 = plain log-probability).
-        num_return: None → the best ``Hypothesis``; an int → the best ``num_return``, best first.
-        max_sequences: refuse when ``count_sequences(vocab, max_len)`` exceeds this.
+        length_penalty: α in ``score = log_prob / length ** α``. Defaults to 0 (plain log-probability).
+        num_return: None → the best ``Hypothesis``; an int → the best ``num_return``, best first. Defaults to None.
+        max_sequences: refuse when ``count_sequences(vocab, max_len)`` exceeds this. Defaults to
+            ``MAX_EXHAUSTIVE_SEQUENCES``.
         return_trace: also return a ``DecodeTrace`` (every extension at every length; none pruned except those
             of probability 0).
 
@@ -60,6 +70,13 @@ def exhaustive_search(
 
     Returns:
         The best ``Hypothesis`` (or a list), ties in enumeration order; ``(result, trace)`` with ``return_trace``.
+
+    Example:
+        >>> from elmo_keras.decoding.worked_examples import greedy_trap
+        >>> ex = greedy_trap()
+        >>> best = exhaustive_search(ex.next_log_probs, ex.bos_id, ex.eos_id, ex.max_len)
+        >>> ex.words(best.tokens), round(best.prob, 2)
+        (['B', 'C', '</S>'], 0.36)
     """
     bos_id, eos_id, max_len = check_decoding_args(next_log_probs, bos_id, eos_id, max_len)
     length_penalty = check_length_penalty(length_penalty)

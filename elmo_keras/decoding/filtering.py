@@ -31,12 +31,27 @@ def _as_probs(probs, name: str = "probs") -> np.ndarray:
 
 
 def probability_order(probs) -> np.ndarray:
-    """Token ids by probability, highest first, ties lower id first (stable), along the last axis."""
+    """Token ids by probability, highest first, ties lower id first (stable), along the last axis.
+
+    Args:
+        probs: ``(..., vocab)`` probabilities (or any scores ordered like them).
+
+    Returns:
+        int ``(..., vocab)``, the ids in that order.
+    """
     return np.argsort(-np.asarray(probs), axis=-1, kind="stable")
 
 
 def top_k_indices(probs, k: int) -> np.ndarray:
-    """The ``k`` most probable token ids of a 1-D distribution, most probable first (zero-probability ids dropped)."""
+    """The ``k`` most probable token ids of a 1-D distribution, most probable first (zero-probability ids dropped).
+
+    Args:
+        probs: ``(vocab,)`` probabilities (non-negative; need not be normalised).
+        k: int ≥ 1.
+
+    Returns:
+        int ``(m,)`` ids, ``m ≤ k``.
+    """
     probs = _as_probs(probs)
     if probs.ndim != 1:
         raise ValueError(f"probs must be 1-D, received shape {probs.shape}")
@@ -88,7 +103,15 @@ def _nucleus_mask(probs: np.ndarray, p: float) -> np.ndarray:
 
 
 def apply_temperature(log_probs, temperature: float) -> np.ndarray:
-    """``softmax(log_probs / temperature)`` row-wise; ``temperature=0`` → one-hot on the argmax (lower id on ties)."""
+    """``softmax(log_probs / temperature)`` row-wise; ``temperature=0`` → one-hot on the argmax (lower id on ties).
+
+    Args:
+        log_probs: ``(..., vocab)`` log-probabilities (or logits); every row needs a finite maximum.
+        temperature: float ≥ 0.
+
+    Returns:
+        float64 ``(..., vocab)`` probabilities, each row summing to 1.
+    """
     log_probs = np.asarray(log_probs, dtype=np.float64)
     temperature = check_temperature(temperature)
     if temperature == 0.0:
@@ -109,9 +132,10 @@ def filter_distribution(log_probs, temperature: float = 1.0, top_k: int | None =
 
     Args:
         log_probs: ``(n, vocab)`` log-probabilities (rows need a finite maximum).
-        temperature: ≥ 0; 0 = greedy (all mass on the most probable token).
-        top_k: keep the ``top_k`` most probable tokens (None = no cut).
-        top_p: keep the nucleus of mass ``top_p`` of what top-k left (None = no cut).
+        temperature: float ≥ 0; 0 = greedy (all mass on the most probable token). Defaults to 1.
+        top_k: int ≥ 1, keep the ``top_k`` most probable tokens. Defaults to None (no cut).
+        top_p: float in ``(0, 1]``, keep the nucleus of mass ``top_p`` of what top-k left. Defaults to None
+            (no cut).
 
     Returns:
         ``(probs, filtered)``: both ``(n, vocab)``; ``probs`` after temperature, ``filtered`` after the cuts,

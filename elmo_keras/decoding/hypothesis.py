@@ -15,7 +15,14 @@ import numpy as np
 
 
 def length_normalized_score(log_prob, length, length_penalty: float = 0.0):
-    """``log_prob / length ** length_penalty`` (NumPy broadcasting; ``length`` ≥ 1)."""
+    """``log_prob / length ** length_penalty``.
+
+    Args:
+        log_prob: float or array of sequence log-probabilities.
+        length: int or array broadcasting against ``log_prob``, tokens generated (``<eos>`` included); a
+            length below 1 counts as 1.
+        length_penalty: float α ≥ 0. Defaults to 0 (the score is ``log_prob`` itself).
+    """
     if length_penalty == 0.0:
         return log_prob
     return log_prob / np.power(np.maximum(length, 1), length_penalty)
@@ -52,17 +59,29 @@ class Hypothesis:
         return float(np.exp(self.log_prob))
 
     def words(self, vocabulary, strip_eos: bool = True) -> list[str]:
-        """The tokens as strings through ``vocabulary`` (see ``token_labels``); ``<eos>`` dropped by default."""
+        """The tokens as strings.
+
+        Args:
+            vocabulary: names the ids (see ``token_labels``).
+            strip_eos: leave out a final ``<eos>``. Defaults to True.
+        """
         tokens = self.tokens[:-1] if strip_eos and self.finished else self.tokens
         return token_labels(tokens, vocabulary)
 
     def text(self, vocabulary, strip_eos: bool = True) -> str:
-        """``" ".join(self.words(vocabulary))``."""
+        """``" ".join(self.words(vocabulary, strip_eos))`` (same arguments)."""
         return " ".join(self.words(vocabulary, strip_eos=strip_eos))
 
 
 def make_hypothesis(tokens: Sequence[int], log_prob: float, eos_id: int, length_penalty: float = 0.0) -> Hypothesis:
-    """A ``Hypothesis`` with ``score`` and ``finished`` derived from ``tokens``."""
+    """A ``Hypothesis`` with ``score`` and ``finished`` derived from ``tokens``.
+
+    Args:
+        tokens: generated token ids, without ``<bos>``.
+        log_prob: their summed log-probability.
+        eos_id: ``finished`` is whether ``tokens`` ends with it.
+        length_penalty: α of ``length_normalized_score``. Defaults to 0.
+    """
     tokens = tuple(int(t) for t in tokens)
     finished = bool(tokens) and tokens[-1] == eos_id
     score = length_normalized_score(float(log_prob), len(tokens), length_penalty)
@@ -70,7 +89,11 @@ def make_hypothesis(tokens: Sequence[int], log_prob: float, eos_id: int, length_
 
 
 def rank_hypotheses(hypotheses: Sequence[Hypothesis]) -> list[Hypothesis]:
-    """Best first by ``score``; ties keep their input order (stable)."""
+    """A new list, best ``score`` first; ties keep their input order (stable).
+
+    Args:
+        hypotheses: the ``Hypothesis`` objects to rank.
+    """
     order = np.argsort(-np.array([h.score for h in hypotheses], dtype=np.float64), kind="stable")
     return [hypotheses[i] for i in order]
 
@@ -81,7 +104,10 @@ def token_labels(token_ids: Sequence[int], vocabulary=None) -> list[str]:
     Args:
         token_ids: ints.
         vocabulary: ``None`` (labels are the ids as strings), an object with ``id_to_token`` (``Vocabulary``),
-            a sequence of strings indexed by id, or a mapping id → string.
+            a sequence of strings indexed by id, or a mapping id → string. Defaults to None.
+
+    Returns:
+        One string per id.
     """
     ids = [int(t) for t in token_ids]
     if vocabulary is None:

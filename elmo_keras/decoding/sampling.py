@@ -23,7 +23,15 @@ from elmo_keras.decoding.trace import FINISHED, KEPT, DecodeTrace, StepTrace, ra
 
 
 def draw_tokens(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One token per row of ``probs`` ``(n, vocab)`` by inverse CDF; zero-probability tokens are never drawn."""
+    """One token per row of ``probs`` by inverse CDF; zero-probability tokens are never drawn.
+
+    Args:
+        probs: ``(n, vocab)`` non-negative weights (rows need not be normalised).
+        rng: the ``numpy.random.Generator`` drawn from (advanced by ``n`` draws).
+
+    Returns:
+        int ``(n,)`` token ids.
+    """
     cumulative = np.cumsum(probs, axis=1)  # (n, V)
     threshold = rng.random(len(probs))[:, None] * cumulative[:, -1:]  # (n, 1), in [0, total)
     return np.minimum((cumulative <= threshold).sum(axis=1), probs.shape[1] - 1)
@@ -50,11 +58,14 @@ def sample(
         max_len: the most tokens generated (``<eos>`` included).
         temperature: divides the log-probabilities before the softmax; < 1 sharpens, > 1 flattens. As it goes
             to 0 sampling approaches greedy search, and ``temperature=0`` *is* greedy (the most probable token,
-            lower id on ties).
-        top_k: sample only among the ``top_k`` most probable tokens (None = all).
-        top_p: sample only within the nucleus of mass ``top_p`` in ``(0, 1]`` (applied after top-k).
-        seed: int, None (fresh entropy) or a ``numpy.random.Generator`` (used and advanced as is).
-        num_samples: None → return one ``Hypothesis``; an int → a list of that many, drawn together.
+            lower id on ties). Defaults to 1 (the model's distribution).
+        top_k: sample only among the ``top_k`` most probable tokens. Defaults to None (all).
+        top_p: sample only within the nucleus of mass ``top_p`` in ``(0, 1]`` (applied after top-k). Defaults to
+            None (no cut).
+        seed: int, None (fresh entropy) or a ``numpy.random.Generator`` (used and advanced as is). Defaults to
+            None.
+        num_samples: None → return one ``Hypothesis``; an int → a list of that many, drawn together. Defaults to
+            None.
         return_trace: also return a ``DecodeTrace``; per step, each live sample's distribution before and after
             the cut and its drawn token (one candidate per live sample, in row order).
 

@@ -23,6 +23,8 @@ class PrefixTable:
         vocabulary: ``Vocabulary`` (or anything with ``token_to_id``/``id_to_token``/``len``) naming the ids.
         eos_token: the end token; a prefix missing from the table ends there: ``{eos_token: 1.0}``.
 
+    Calling it on int ``prefixes`` ``(n, t)`` (each starting with ``<bos>``) returns float64 ``(n, vocab)``.
+
     Example:
         >>> from elmo_keras.text import EOS_TOKEN, Vocabulary
         >>> model = PrefixTable({(): {"A": 0.6, "B": 0.4}}, Vocabulary(["A", "B"]), EOS_TOKEN)
@@ -65,7 +67,14 @@ class NGramTable:
         probs: ``(vocab,) * order`` array; ``probs[c_1, …, c_{n−1}, :]`` is the next-token distribution after
             context ``c`` (``<bos>`` fills the context before the start). Rows must sum to 1.
 
-    ``NGramTable.random(vocab_size, order, seed)`` draws every row from a Dirichlet distribution.
+    ``NGramTable.random(vocab_size, order, seed)`` draws every row from a Dirichlet distribution. Calling it on
+    int ``prefixes`` ``(n, t)`` returns float64 ``(n, vocab)``.
+
+    Example:
+        >>> model = NGramTable.random(vocab_size=5, order=3, seed=0)
+        >>> log_probs = model(np.array([[2, 4], [2, 1]]))  # next token after (2, 4) and after (2, 1)
+        >>> log_probs.shape, np.exp(log_probs).sum(axis=1).round(6).tolist()
+        ((2, 5), [1.0, 1.0])
     """
 
     def __init__(self, probs):
@@ -82,7 +91,14 @@ class NGramTable:
 
     @classmethod
     def random(cls, vocab_size: int, order: int = 2, seed=None, concentration: float = 0.5) -> "NGramTable":
-        """A table with Dirichlet(``concentration``) rows (smaller → peakier)."""
+        """A table with Dirichlet(``concentration``) rows.
+
+        Args:
+            vocab_size: int, tokens in the vocabulary.
+            order: int ≥ 1, the n of the n-gram (2: the next token depends on the last one). Defaults to 2.
+            seed: anything ``numpy.random.default_rng`` takes (int, None, a ``Generator``). Defaults to None.
+            concentration: float > 0; smaller gives peakier rows. Defaults to 0.5.
+        """
         rng = np.random.default_rng(seed)
         shape = (vocab_size,) * (order - 1)
         return cls(rng.dirichlet(np.full(vocab_size, concentration), size=shape))

@@ -115,6 +115,10 @@ class DecodeTrace:
         Keys: ``step``, ``rank``, ``parent``, ``prefix`` and ``sequence`` (token-id tuples: the tree's parent and
         child nodes), ``prefix_text``, ``token``, ``token_label``, ``token_prob``, ``log_prob``, ``score``,
         ``status``.
+
+        Args:
+            vocabulary: names the tokens in the labels (see ``token_labels``). Defaults to None (the ids).
+            include_pruned: also list the pruned candidates. Defaults to True.
         """
         rows = []
         for step in self.steps:
@@ -145,7 +149,13 @@ class DecodeTrace:
 
         Keys: ``token``, ``token_label``, ``prob`` (after temperature, before the cut), ``model_prob``
         (``exp(log_probs)``), ``filtered_prob`` (after the cut, renormalised), ``kept`` (inside the cut).
-        Ties are listed lower id first (the same order the cut uses). ``top`` limits the number of rows.
+        Ties are listed lower id first (the same order the cut uses).
+
+        Args:
+            step_index: index into ``steps``.
+            row: which live hypothesis of that step (a row of its ``prefixes``). Defaults to 0.
+            vocabulary: names the tokens in ``token_label``. Defaults to None (the ids).
+            top: the most rows returned. Defaults to None (the whole vocabulary).
         """
         step = self.steps[step_index]
         probs = step.probs[row]
@@ -165,7 +175,12 @@ class DecodeTrace:
 
 
 def ranked_candidates(parents, tokens, token_log_probs, log_probs, scores, status) -> Candidates:
-    """A ``Candidates`` from array-likes (copied, fixed dtypes); impossible (``-inf``) extensions are left out."""
+    """A ``Candidates`` from array-likes (copied, fixed dtypes); impossible (``-inf``) extensions are left out.
+
+    Args:
+        parents, tokens, token_log_probs, log_probs, scores, status: ``(m,)`` each, as ``Candidates`` holds them;
+            ``log_probs`` decides which are possible.
+    """
     log_probs = np.asarray(log_probs, dtype=np.float64)
     possible = np.isfinite(log_probs)
     return Candidates(

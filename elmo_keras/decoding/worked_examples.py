@@ -5,8 +5,7 @@ expected answer. Only the nucleus example's numbers are stated in the notes (.50
 the notes draw the greedy and beam examples without numbers (greedy stuck after A; beam keeping A B and A D
 and dropping the C branch, "the figure keeps AB and CE" for per-branch greedy), so those two tables are
 constructed here to show exactly what the notes describe. Prefixes missing from a table end the sequence
-(``</S>`` with probability 1), so the
-two-step examples produce two words then ``</S>`` (``max_len = 3``).
+(``</S>`` with probability 1), so the two-step examples produce two words then ``</S>`` (``max_len = 3``).
 
 * ``greedy_trap()`` — greedy picks A (0.5) first, but the best whole sequence starts with B:
   ``P(A B) = 0.5 × 0.4 = 0.20`` while ``P(B C) = 0.4 × 0.9 = 0.36``.
@@ -53,11 +52,11 @@ class WorkedExample:
     expected: dict = field(default_factory=dict)
 
     def words(self, token_ids) -> list[str]:
-        """Token ids as words through ``vocabulary``."""
+        """``token_ids`` (ints) as words through ``vocabulary``."""
         return self.vocabulary.decode(token_ids)
 
     def ids(self, words) -> list[int]:
-        """Words as token ids through ``vocabulary``."""
+        """``words`` (strings) as token ids through ``vocabulary``."""
         return self.vocabulary.encode(words)
 
 

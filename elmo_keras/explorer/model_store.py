@@ -60,7 +60,7 @@ class ModelInfo:
 
     ref: ModelRef
     preset: str
-    encoder: str
+    token_input: str
     corpus: str
     num_sentences: int | None
     num_tokens: int | None
@@ -109,13 +109,13 @@ def read_info(path: pathlib.Path) -> ModelInfo | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     config = summary.get("config") or {}
-    if not isinstance(summary, dict) or "encoder" not in config:  # a seq2seq model or something else
+    if not isinstance(summary, dict) or not {"token_input", "encoder"} & set(config):  # a seq2seq model, ...
         return None
     ref = ModelRef(str(path.parent), path.name, (path / MODEL_FILE).stat().st_mtime_ns)
     return ModelInfo(
         ref=ref,
         preset=str(summary.get("preset") or preset_of(config)),
-        encoder=str(config.get("encoder", "?")),
+        token_input=str(config.get("token_input", config.get("encoder", "?"))),  # "encoder": saved before
         corpus=str(summary.get("corpus") or "unknown corpus"),
         num_sentences=summary.get("num_sentences"),
         num_tokens=summary.get("num_tokens"),

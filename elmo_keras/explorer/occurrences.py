@@ -85,7 +85,7 @@ def ordered_occurrences(model, corpus: pd.DataFrame, word: str, typed_text: str 
     if is_unknown_word(model, word):
         note = (f"'{word}' is not in this word-level model's vocabulary: the model reads it as <unk>, so layer 0 is "
                 "the vector of every unknown word and the higher layers differ only by context. A character-level "
-                "model (encoder 'char') sees the word itself.")
+                "model (token_input 'char') sees the word itself.")
     return OrderedOccurrences(_take(occurrences, index), order, rejected, note)
 
 

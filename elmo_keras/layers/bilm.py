@@ -5,6 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.lstm_stack import LSTMStack, run_lstm_stacks
 
 
@@ -19,23 +20,42 @@ class BiLM(keras.layers.Layer):
     ``layer_0 = [x; x]`` (the context-free token vectors, duplicated so every layer has the same width),
     ``layer_j = [forward_j; backward_j]``; each `(batch, time, 2 * dim)`, forward half first. Padded
     positions are zero in every layer. The layer does not add ``<S>``/``</S>``: pass them in the input
-    (``add_sentence_boundaries``) as the language model was trained with them.
+    (``add_sentence_boundaries``) as the language model was trained with them. Both directions get the same
+    LSTM settings (below) and weights of their own.
 
     Stateless by default: the same sentence gives the same activations whatever else is in the batch and
     however often it is called. ``stateful=True`` (eager only) carries LSTM state per batch row across
     calls like the original ELMo; ``reset_states()`` clears it.
 
     Args:
-        token_encoder: a layer mapping the input ids to `(batch, time, dim)` with a mask
-            (``WordEmbedding`` or ``CharCNN``); its output width must equal the LSTM output width.
-        units, num_layers, projection_dim, cell_clip, proj_clip, use_skip_connections, dropout: the two
-            ``LSTMStack`` configurations (identical for both directions, weights untied).
-        stateful: see above.
-        unroll: unroll the LSTM time loops when the length is static (fastest under XLA, inference only).
+        token_encoder: ``keras.layers.Layer`` mapping the input ids to `(batch, time, dim)` with a `(batch, time)`
+            mask (``WordEmbedding`` or ``CharCNN``), or its serialized config (dict); ``dim`` must equal the
+            LSTM output width, ``projection_dim or units``.
+        units: int, memory cells per LSTM layer.
+        num_layers: int, LSTM layers per direction. Defaults to 2.
+        projection_dim, cell_clip, proj_clip: see ``ProjectedLSTMCell``. Default to None (no projection, no clip).
+        use_skip_connections: bool, residual connections into LSTM layers 2..n. Defaults to False.
+        dropout: float in ``[0, 1)``, between LSTM layers, in training only. Defaults to 0.
+        stateful: bool, carry LSTM state across calls (see above). Defaults to False.
+        unroll: bool, unroll the LSTM time loops when the length is static: the form XLA compiles best, for
+            inference only. Defaults to False.
 
     Call arguments:
-        inputs: word ids `(batch_size, time)` or character ids `(batch_size, time, 50)`, boundaries included.
-        training: dropout between LSTM layers only when True.
+        inputs: int word ids `(batch_size, time)` or character ids `(batch_size, time, 50)`, boundaries included.
+        training: bool; dropout between LSTM layers only when True.
+
+    Returns:
+        ``{"activations": num_layers + 1 tensors (batch_size, time, 2 * dim), "mask": (batch_size, time) bool}``.
+
+    Example:
+        >>> from elmo_keras.layers import WordEmbedding
+        >>> bilm = BiLM(WordEmbedding(50, 16), units=32, projection_dim=16, num_layers=2)
+        >>> ids = np.array([[2, 7, 9, 3], [2, 5, 3, 0]])  # <S> … </S>; the second sentence is padded with 0
+        >>> outputs = bilm(ids)
+        >>> [tuple(layer.shape) for layer in outputs["activations"]]
+        [(2, 4, 32), (2, 4, 32), (2, 4, 32)]
+        >>> keras.ops.convert_to_numpy(outputs["mask"]).tolist()
+        [[True, True, True, True], [True, True, True, False]]
     """
 
     def __init__(
@@ -89,6 +109,28 @@ class BiLM(keras.layers.Layer):
         """Number of entries in ``activations``: the token layer plus every LSTM layer."""
         return self.num_layers + 1
 
+    @property
+    def token_input(self) -> str:
+        """What a token enters this biLM as: ``"char"`` (ELMo character ids, a ``CharCNN``) or ``"word"`` (ids)."""
+        return "char" if isinstance(self.token_encoder, CharCNN) else "word"
+
+    @property
+    def input_ids_shape(self) -> tuple:
+        """The shape of the ids this biLM reads: `(None, None)` word ids or `(None, None, chars)` character ids."""
+        if self.token_input == "char":
+            return (None, None, self.token_encoder.max_characters_per_token)
+        return (None, None)
+
+    def copy(self, **overrides) -> "BiLM":
+        """A new ``BiLM`` with this configuration (``overrides`` replace fields, e.g. ``stateful=True``) and, when
+        this one is built, a copy of its weights."""
+        config = {**self.get_config(), **overrides}
+        copy = BiLM.from_config(config)
+        if self.built:
+            copy.build(self.input_ids_shape)
+            copy.set_weights(self.get_weights())
+        return copy
+
     def build(self, input_shape):
         if not self.token_encoder.built:  # a deserialized encoder arrives built
             self.token_encoder.build(input_shape)
@@ -105,10 +147,16 @@ class BiLM(keras.layers.Layer):
     def directional_outputs(self, inputs, training=None):
         """The pieces ``call`` concatenates: ``(tokens, forward, backward, mask)``.
 
-        ``tokens`` `(batch, time, dim)` (padding zeroed); ``forward`` and ``backward``: lists of ``num_layers``
-        tensors `(batch, time, dim)`; ``mask`` `(batch, time)` bool. The language model reads its top layer
-        from here, which spares training the gradient of slicing the concatenation apart. The layer must be
-        built (call it once, or ``build``).
+        The language model reads its top layer from here, which spares training the gradient of slicing the
+        concatenation apart. The layer must be built (call it once, or ``build``).
+
+        Args:
+            inputs: as for ``call``: int `(batch, time)` word ids or `(batch, time, 50)` character ids.
+            training: bool or None; dropout between LSTM layers only when True.
+
+        Returns:
+            ``tokens`` `(batch, time, dim)` (padding zeroed); ``forward`` and ``backward``: lists of
+            ``num_layers`` tensors `(batch, time, dim)`; ``mask`` `(batch, time)` bool.
         """
         tokens = self.token_encoder(inputs)  # (B, T, dim)
         mask = self.token_encoder.compute_mask(inputs)  # (B, T)

@@ -21,19 +21,30 @@ class CharCNN(keras.layers.Layer):
     for padding tokens via the mask (token mask = any character id > 0).
 
     Args:
-        embedding_dim: character embedding size (``char_cnn.embedding.dim``).
-        filters: list of ``[width, count]`` pairs (``char_cnn.filters``).
-        n_highway: number of highway layers (``char_cnn.n_highway``).
-        activation: ``"relu"`` or ``"tanh"`` after pooling (``char_cnn.activation``).
-        n_characters: rows of the character embedding (``char_cnn.n_characters``; 262 = 261 + "no char").
-        max_characters_per_token: characters per token (``char_cnn.max_characters_per_token``, 50).
-        projection_dim: output size (``lstm.projection_dim`` in ELMo, so that ``[x; x]`` matches the LSTM width).
+        embedding_dim: int, character embedding size (``char_cnn.embedding.dim``). Defaults to 16.
+        filters: list of ``[width, count]`` int pairs (``char_cnn.filters``). Defaults to ELMo's seven widths
+            1–7 with 2048 filters in all.
+        n_highway: int, number of highway layers (``char_cnn.n_highway``). Defaults to 2.
+        activation: ``"relu"`` or ``"tanh"`` after pooling (``char_cnn.activation``). Defaults to ``"relu"``.
+        n_characters: int, rows of the character embedding (``char_cnn.n_characters``). Defaults to
+            ``NUM_CHAR_IDS`` = 262 (261 character ids + "no character").
+        max_characters_per_token: int, characters per token (``char_cnn.max_characters_per_token``). Defaults to
+            ``MAX_CHARS_PER_TOKEN`` = 50.
+        projection_dim: int, output size (``lstm.projection_dim`` in ELMo, so that ``[x; x]`` matches the LSTM
+            width). Defaults to 512.
 
     Call arguments:
         inputs: int `(batch_size, time, max_characters_per_token)` character ids (see ``batch_to_ids``).
 
     Returns:
         `(batch_size, time, projection_dim)`, with mask `(batch_size, time)`.
+
+    Example:
+        >>> from elmo_keras.text.char_ids import batch_to_ids
+        >>> cnn = CharCNN(filters=[[1, 4], [2, 8]], n_highway=1, projection_dim=16)
+        >>> ids = batch_to_ids([["Hello", "world", "!"], ["Hi"]])  # (2, 3, 50)
+        >>> tuple(cnn(ids).shape), keras.ops.convert_to_numpy(cnn.compute_mask(ids)).tolist()
+        ((2, 3, 16), [[True, True, True], [True, False, False]])
     """
 
     def __init__(

@@ -62,6 +62,9 @@ class CRF(keras.layers.Layer):
         emissions: `(batch, time, num_tags)`.
         mask: `(batch, time)` or None.
 
+    Returns:
+        ``emissions`` unchanged, `(batch, time, num_tags)`, with the mask passed on.
+
     Training with ``fit``: a model that outputs this layer's emissions, compiled with ``loss=crf.loss``, and
     ``y_true`` the tag ids `(batch, time)` padded with −1 (see ``loss``, also for saving and loading).
 
@@ -126,7 +129,13 @@ class CRF(keras.layers.Layer):
         return ops.where(allowed, gold - log_z, float("-inf"))
 
     def negative_log_likelihood(self, emissions, tags, mask=None):
-        """``−mean(log_likelihood(emissions, tags, mask))`` over the batch: a scalar float32."""
+        """``−mean(log_likelihood(emissions, tags, mask))`` over the batch: a scalar float32.
+
+        Args:
+            emissions: `(batch, time, num_tags)`.
+            tags: `(batch, time)` int tag ids in ``[0, num_tags)`` (any value at padded steps).
+            mask: `(batch, time)` or None.
+        """
         return -ops.mean(self.log_likelihood(emissions, tags, mask))
 
     def loss(self, y_true, y_pred):

@@ -31,8 +31,16 @@ IMPOSSIBLE_BELOW = IMPOSSIBLE / 2
 
 
 def constrained_scores(transitions, start, end, constraints):
-    """``(A, s, e)`` as float32 with ``IMPOSSIBLE`` where ``constraints = (allowed, allowed_start, allowed_end)``
-    (bool `(K, K)`, `(K,)`, `(K,)`, or None) forbids them, whatever the variables hold."""
+    """``(A, s, e)`` as float32 with ``IMPOSSIBLE`` where the constraints forbid them, whatever the variables hold.
+
+    Args:
+        transitions, start, end: the CRF's variables, `(K, K)` ``[from, to]``, `(K,)` and `(K,)`.
+        constraints: ``(allowed, allowed_start, allowed_end)``, bool `(K, K)`, `(K,)`, `(K,)`; or None
+            (everything allowed: the variables are only cast).
+
+    Returns:
+        ``(transitions, start, end)`` float32, shapes as given.
+    """
     scores = tuple(ops.cast(v, "float32") for v in (transitions, start, end))
     if constraints is None:
         return scores
@@ -40,14 +48,30 @@ def constrained_scores(transitions, start, end, constraints):
 
 
 def impossible_to_neg_inf(scores):
-    """``scores`` with every value below ``IMPOSSIBLE_BELOW`` (a path through a forbidden step) set to −inf."""
+    """Every value below ``IMPOSSIBLE_BELOW`` (a path through a forbidden step) set to −inf.
+
+    Args:
+        scores: float32 tensor of any shape.
+
+    Returns:
+        A tensor of the same shape.
+    """
     return ops.where(scores > IMPOSSIBLE_BELOW, scores, float("-inf"))
 
 
 def sequence_score(emissions, tags, mask, transitions, start, end):
-    """The score of ``tags`` `(B, T)` int32 (any value at padding) under batch-major ``emissions`` `(B, T, K)`.
+    """``s[y_0] + Σ_t E[t, y_t] + Σ_{t≥1} A[y_{t−1}, y_t] + e[y_{n−1}]`` over each row's ``n`` real tokens.
 
-    ``s[y_0] + Σ_t E[t, y_t] + Σ_{t≥1} A[y_{t−1}, y_t] + e[y_{n−1}]`` over each row's ``n`` real tokens: `(B,)`.
+    Batch-major, unlike the recursions: the gold tags arrive that way.
+
+    Args:
+        emissions: `(B, T, K)` float32.
+        tags: `(B, T)` int32 (any value at padding).
+        mask: `(B, T)` bool.
+        transitions, start, end: `(K, K)`, `(K,)`, `(K,)` from ``constrained_scores``.
+
+    Returns:
+        `(B,)` float32; below ``IMPOSSIBLE_BELOW`` when ``tags`` takes a forbidden step.
     """
     num_tags = ops.shape(transitions)[0]
     keep = ops.cast(mask, "float32")  # (B, T)
@@ -65,7 +89,17 @@ def sequence_score(emissions, tags, mask, transitions, start, end):
 
 
 def forward(emissions, mask, transitions, start, return_all=False):
-    """``α`` of the last real token `(B, K)`, and with ``return_all`` every ``α_t`` `(T, B, K)` (else None)."""
+    """The forward recursion (module docstring).
+
+    Args:
+        emissions, mask: time-major, `(T, B, K)` float32 and `(T, B)` bool.
+        transitions, start: `(K, K)`, `(K,)` from ``constrained_scores``.
+        return_all: bool, also return every step's ``α``. Defaults to False.
+
+    Returns:
+        ``(alpha, alphas)``: ``α`` at each row's last real token `(B, K)`, and with ``return_all=True`` every
+        ``α_t`` `(T, B, K)` (else None).
+    """
     def step(carry, inputs):
         (alpha,), (emitted, keep, first) = carry, inputs
         recursed = ops.logsumexp(alpha[:, :, None] + transitions, axis=1)  # (B, K)
@@ -78,13 +112,23 @@ def forward(emissions, mask, transitions, start, return_all=False):
 
 
 def log_partition(emissions, mask, transitions, start, end):
-    """``log Z`` `(B,)`; below ``IMPOSSIBLE_BELOW`` where no allowed path of the row's length exists."""
+    """``log Z`` `(B,)`; below ``IMPOSSIBLE_BELOW`` where no allowed path of the row's length exists.
+
+    Args:
+        emissions, mask: time-major, `(T, B, K)` float32 and `(T, B)` bool.
+        transitions, start, end: `(K, K)`, `(K,)`, `(K,)` from ``constrained_scores``.
+    """
     alpha, _ = forward(emissions, mask, transitions, start)
     return ops.logsumexp(alpha + end, axis=1)
 
 
 def marginals(emissions, mask, transitions, start, end):
-    """``p(y_t = j)`` `(T, B, K)`: 0 at padded steps and in rows without any allowed path."""
+    """``p(y_t = j)`` `(T, B, K)` by forward-backward: 0 at padded steps and in rows without any allowed path.
+
+    Args:
+        emissions, mask: time-major, `(T, B, K)` float32 and `(T, B)` bool.
+        transitions, start, end: `(K, K)`, `(K,)`, `(K,)` from ``constrained_scores``.
+    """
     alpha, alphas = forward(emissions, mask, transitions, start, return_all=True)
     log_z = ops.logsumexp(alpha + end, axis=1)  # (B,)
     # step t needs E_{t+1} and m_{t+1}; past the last step the mask is false, so β = e there
@@ -105,8 +149,17 @@ def marginals(emissions, mask, transitions, start, end):
 
 
 def viterbi(emissions, mask, transitions, start, end, top_k):
-    """The ``top_k`` best paths: tags `(B, top_k, T)` int32 (0 at padding and for missing paths) and their
-    scores `(B, top_k)`, best first (−inf for missing paths: fewer than ``top_k`` allowed ones)."""
+    """The ``top_k`` best paths, by top-k Viterbi (module docstring).
+
+    Args:
+        emissions, mask: time-major, `(T, B, K)` float32 and `(T, B)` bool.
+        transitions, start, end: `(K, K)`, `(K,)`, `(K,)` from ``constrained_scores``.
+        top_k: int ≥ 1, paths per row.
+
+    Returns:
+        ``(tags, scores)``: tags `(B, top_k, T)` int32 (0 at padding and for missing paths) and scores
+        `(B, top_k)` float32, best first (−inf for missing paths: fewer than ``top_k`` allowed ones).
+    """
     num_tags = ops.shape(transitions)[0]
     # δ_0: the start scores at rank 0; no second-best path of length 1 ends in a tag
     initial = ops.concatenate([start[:, None], ops.full((num_tags, top_k - 1), IMPOSSIBLE)], axis=1)  # (K, k)
@@ -140,7 +193,7 @@ def viterbi(emissions, mask, transitions, start, end, top_k):
 def _best(candidates, k):
     """The ``k`` largest values over axis 1 of `(B, N, K)` and their indices in ``[0, N)``: `(B, K, k)` each,
     best first (the lower index on ties)."""
-    if k == 1:  # max/argmax: XLA on CPU runs them several times faster than top_k (a sort)
+    if k == 1:  # max/argmax: a plain reduction; top_k is a sort, far costlier under XLA on CPU
         best = ops.max(candidates, axis=1)[:, :, None]
         return best, ops.cast(ops.argmax(candidates, axis=1), "int32")[:, :, None]
     values, indices = ops.top_k(ops.transpose(candidates, (0, 2, 1)), k)

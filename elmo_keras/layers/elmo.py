@@ -24,11 +24,11 @@ class Elmo(keras.layers.Layer):
 
     Args:
         bilm: a built ``BiLM`` (e.g. ``load_pretrained_bilm(...)`` or ``load_bilm(dir).bilm``), or its
-            serialized config. Use ``Elmo.from_pretrained`` to load the original ELMo files. The layer you
+            serialized config. Use ``elmo_keras.load_pretrained_elmo`` to load the original ELMo files. The layer you
             pass is never frozen behind your back: with ``requires_grad=False`` a trainable biLM is copied and
             the copy frozen (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze yourself
             (``bilm.trainable = False``) to share it without a copy — for the original ~94M-parameter ELMo,
-            ``Elmo.from_pretrained`` (or freezing ``load_pretrained_bilm``'s result first) avoids holding it twice.
+            ``load_pretrained_elmo`` (or freezing ``load_pretrained_bilm``'s result first) avoids holding it twice.
             ``requires_grad=True`` fine-tunes the layer you pass, sharing its weights.
         num_output_representations: how many differently weighted mixtures to return (e.g. one for the
             input of a task model and one for its output layer).
@@ -53,7 +53,7 @@ class Elmo(keras.layers.Layer):
         ``"activations"``: list of ``num_layers + 1`` raw biLM layers `(batch_size, time, 2 * dim)`.
 
     Example:
-        >>> elmo = Elmo.from_pretrained("options.json", "weights.hdf5", num_output_representations=2, dropout=0.0)
+        >>> elmo = load_pretrained_elmo("options.json", "weights.hdf5", num_output_representations=2, dropout=0.0)
         >>> outputs = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"], ["Hello"]]))
         >>> outputs["elmo_representations"][0].shape  # (2, 5, 2 * projection_dim)
 
@@ -78,9 +78,10 @@ class Elmo(keras.layers.Layer):
         if owned:
             bilm = keras.saving.deserialize_keras_object(bilm)
         if not isinstance(bilm, BiLM):
-            raise ValueError(f"bilm must be a BiLM layer (see Elmo.from_pretrained), received {type(bilm).__name__}")
+            raise ValueError(f"bilm must be a BiLM layer (see elmo_keras.load_pretrained_elmo), "
+                             f"received {type(bilm).__name__}")
         if not requires_grad and bilm.trainable and not owned:
-            bilm = _copy_of(bilm)
+            bilm = bilm.copy()
         check_positive_int(num_output_representations, "num_output_representations")
         check_rate(dropout)
         self.bilm = bilm
@@ -106,15 +107,6 @@ class Elmo(keras.layers.Layer):
             for k in range(num_output_representations)
         ]
         self.dropout_layer = keras.layers.Dropout(self.dropout, name="dropout") if self.dropout > 0 else None
-
-    @classmethod
-    def from_pretrained(cls, options_file, weight_file, num_output_representations, stateful=False, **kwargs):
-        """An ``Elmo`` over the original model's ``options.json`` + HDF5 weights (see ``load_pretrained_bilm``)."""
-        from elmo_keras.pretrained.loader import load_pretrained_bilm
-
-        bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
-        bilm.trainable = bool(kwargs.get("requires_grad", False))  # ours alone: frozen in place, not copied
-        return cls(bilm, num_output_representations, **kwargs)
 
     def build(self, input_shape):
         inner_shape = (input_shape[0], None) + tuple(input_shape[2:])
@@ -168,14 +160,3 @@ class Elmo(keras.layers.Layer):
             }
         )
         return config
-
-
-def _copy_of(bilm: BiLM) -> BiLM:
-    """A new ``BiLM`` with ``bilm``'s configuration and (if built) a copy of its weights."""
-    copy = BiLM.from_config(bilm.get_config())
-    if bilm.built:
-        encoder = bilm.token_encoder
-        chars = getattr(encoder, "max_characters_per_token", None)
-        copy.build((None, None) if chars is None else (None, None, chars))
-        copy.set_weights(bilm.get_weights())
-    return copy

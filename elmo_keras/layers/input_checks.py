@@ -2,8 +2,8 @@
 with a message, not a TF trace or a silently wrong result.
 
 Rank and empty axes are checked whenever the shape is known; the values (integers in ``[0, num_ids)``) only
-when they are at hand (eager calls): a traced graph cannot raise a Python error from a value. Without these
-checks a negative id silently selected a row counted from the end of the table and ``5.9`` became ``5``.
+when they are at hand (eager calls): a traced graph cannot raise a Python error from a value. Unchecked, a
+negative id would select a row counted from the end of the table, and ``5.9`` would be read as ``5``.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
     """Raise ``ValueError`` unless ``inputs`` is a `rank`-D tensor of ids in ``[0, num_ids)`` with no empty axis.
 
     Args:
-        inputs: the id tensor (``(batch, time)`` word ids or ``(batch, time, chars)`` character ids).
-        rank: the expected number of axes.
-        num_ids: the size of the embedding table.
-        layer: the layer's name, for the message.
-        what: ``"word ids (batch, time)"`` or the like, for the message.
+        inputs: the id tensor: `(batch, time)` word ids or `(batch, time, chars)` character ids.
+        rank: int, the expected number of axes (2 or 3).
+        num_ids: int, the size of the embedding table.
+        layer: str, the layer's name, for the message.
+        what: str, ``"word ids (batch, time)"`` or the like, for the message.
     """
     shape = tuple(inputs.shape)
     if len(shape) != rank:
@@ -51,6 +51,10 @@ def check_left_aligned(mask, layer: str) -> None:
 
     The backward LSTM reverses each sentence within its length, which assumes the real tokens come first: a
     padding id inside a sentence (``[2, 0, 5, 3]``) would silently mix padding into the reversed sentence.
+
+    Args:
+        mask: `(batch, time)` bool or 0/1, or None (nothing to check).
+        layer: str, the layer's name, for the message.
     """
     if mask is None or not is_eager(mask):
         return

@@ -19,23 +19,31 @@ class ProjectedLSTMCell(keras.layers.Layer):
     """An LSTM cell usable with ``keras.layers.RNN``, with optional projection and clipping.
 
     Args:
-        units: number of memory cells.
-        projection_dim: if set, the output (and recurrent state ``h``) is ``m_t · P`` of this size.
-        cell_clip: if set, the memory cell is clipped to ``[-cell_clip, cell_clip]``.
-        proj_clip: if set (needs ``projection_dim``), the projected output is clipped likewise.
-        kernel_initializer, recurrent_initializer, projection_initializer: weight initializers.
-        unit_forget_bias: initialise the forget-gate bias to 1 (as TensorFlow's cell adds at run time).
+        units: int, number of memory cells.
+        projection_dim: int or None; if set, the output (and recurrent state ``h``) is ``m_t · P`` of this size.
+            Defaults to None (no projection).
+        cell_clip: float > 0 or None; if set, the memory cell is clipped to ``[-cell_clip, cell_clip]``.
+            Defaults to None.
+        proj_clip: float > 0 or None; if set (needs ``projection_dim``), the projected output is clipped likewise.
+            Defaults to None.
+        kernel_initializer, recurrent_initializer, projection_initializer: Keras initializers (names or objects)
+            of ``W``, ``U`` and ``P``. Default to ``"glorot_uniform"``, ``"orthogonal"``, ``"glorot_uniform"``.
+        unit_forget_bias: bool, initialise the forget-gate bias to 1 (TensorFlow's cell adds that 1 at run time).
+            Defaults to True.
 
     Call arguments:
         inputs: `(batch_size, input_dim)`.
-        states: `[h, c]` with shapes `(batch_size, output_size)` and `(batch_size, units)`.
+        states: `[h, c]` with shapes `(batch_size, output_size)` and `(batch_size, units)`;
+            ``output_size = projection_dim or units``.
 
     Returns:
-        `(h_t, [h_t, c_t])`.
+        `(h_t, [h_t, c_t])`, shapes as ``states``.
 
     Example:
         >>> cell = ProjectedLSTMCell(64, projection_dim=16, cell_clip=3.0, proj_clip=3.0)
-        >>> outputs = keras.layers.RNN(cell, return_sequences=True)(keras.ops.ones((2, 5, 8)))  # (2, 5, 16)
+        >>> outputs = keras.layers.RNN(cell, return_sequences=True)(keras.ops.ones((2, 5, 8)))
+        >>> tuple(outputs.shape), cell.state_size
+        ((2, 5, 16), [16, 64])
     """
 
     def __init__(
@@ -91,11 +99,27 @@ class ProjectedLSTMCell(keras.layers.Layer):
             self.projection_kernel = None
 
     def input_gates(self, inputs):
-        """``x · W + b`` for any leading shape: `(..., input_dim)` → `(..., 4 * units)`."""
+        """``x · W + b`` for all steps at once.
+
+        Args:
+            inputs: `(..., input_dim)`, any leading shape (e.g. `(batch, time, input_dim)`).
+
+        Returns:
+            `(..., 4 * units)`, the four gates' input terms.
+        """
         return ops.matmul(inputs, self.kernel) + self.bias
 
     def recurrent_step(self, input_gates, h, c):
-        """One step from precomputed ``x_t · W + b`` `(B, 4U)`, ``h`` `(B, H)`, ``c`` `(B, U)` → ``(h_t, c_t)``."""
+        """One step from precomputed ``x_t · W + b``.
+
+        Args:
+            input_gates: `(batch, 4 * units)`, a slice of ``input_gates(inputs)``.
+            h: `(batch, output_size)`, the previous output.
+            c: `(batch, units)`, the previous memory cell.
+
+        Returns:
+            ``(h_t, c_t)``, shapes as ``h`` and ``c``.
+        """
         return lstm_step(input_gates, h, c, self.recurrent_kernel, self.projection_kernel, self.cell_clip,
                          self.proj_clip)
 

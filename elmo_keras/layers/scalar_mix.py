@@ -28,16 +28,18 @@ class ScalarMix(keras.layers.Layer):
     When a mask is given, masked positions of the output are zero.
 
     Args:
-        mixture_size: number of tensors to mix (the biLM's ``num_layers + 1``).
-        do_layer_norm: normalise each tensor before mixing (see above).
-        initial_scalar_parameters: ``mixture_size`` floats, the initial ``w`` (default zeros: equal weights).
-        trainable: whether ``w`` and ``gamma`` are learned (AllenNLP fixes them when
-            ``scalar_mix_parameters`` are given).
-        layer_norm_statistics: ``"sentence"`` or ``"batch"`` (only used with ``do_layer_norm``).
+        mixture_size: int, number of tensors to mix (the biLM's ``num_layers + 1``).
+        do_layer_norm: bool, normalise each tensor before mixing (see above). Defaults to False.
+        initial_scalar_parameters: ``mixture_size`` floats, the initial ``w``. Defaults to None (zeros: equal
+            weights).
+        trainable: bool, whether ``w`` and ``gamma`` are learned (AllenNLP fixes them when
+            ``scalar_mix_parameters`` are given). Defaults to True.
+        layer_norm_statistics: ``"sentence"`` or ``"batch"`` (only used with ``do_layer_norm``). Defaults to
+            ``"sentence"``.
 
     Call arguments:
         inputs: a list of ``mixture_size`` tensors `(batch_size, time, dim)`.
-        mask: `(batch_size, time)` bool, or None (every position counts).
+        mask: `(batch_size, time)` bool, or None (every position counts). Defaults to None.
 
     Returns:
         `(batch_size, time, dim)`.

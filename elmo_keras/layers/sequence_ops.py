@@ -1,6 +1,6 @@
 """Small sequence helpers shared by the layers (all ``keras.ops``; masks are left-aligned).
 
-A mask is ``(batch, time)`` bool with the real tokens first and padding after them, as produced by
+A mask is `(batch, time)` bool with the real tokens first and padding after them, as produced by
 ``batch_to_ids`` and by right-padded word-id batches.
 """
 
@@ -10,7 +10,14 @@ from keras import ops
 
 
 def sequence_lengths(mask):
-    """`(batch, time)` bool → `(batch,)` int32 number of real tokens."""
+    """The number of real tokens per row.
+
+    Args:
+        mask: `(batch, time)` bool or 0/1.
+
+    Returns:
+        `(batch,)` int32.
+    """
     return ops.sum(ops.cast(mask, "int32"), axis=1)
 
 
@@ -38,12 +45,19 @@ def add_sentence_boundaries(inputs, mask, bos, eos):
     """Wrap every sequence in boundary tokens: ``<S> tokens </S>`` then padding.
 
     Args:
-        inputs: `(batch, time)` word ids or `(batch, time, chars)` character ids.
+        inputs: int `(batch, time)` word ids or `(batch, time, chars)` character ids.
         mask: `(batch, time)` bool, left-aligned.
-        bos, eos: the boundary token: a scalar id, or a `(chars,)` row of character ids.
+        bos, eos: the boundary tokens: scalar ids for word ids, `(chars,)` rows of character ids for character
+            ids (``BEGIN_OF_SENTENCE_ROW`` / ``END_OF_SENTENCE_ROW``).
 
     Returns:
-        ``(inputs_with_boundaries, mask_with_boundaries)`` with ``time + 2`` steps.
+        ``(inputs_with_boundaries, mask_with_boundaries)``: `(batch, time + 2)` (or `(batch, time + 2, chars)`) in
+        the dtype of ``inputs``, and `(batch, time + 2)` bool.
+
+    Example:
+        >>> ids, mask = add_sentence_boundaries(np.array([[7, 9], [5, 0]]), np.array([[1, 1], [1, 0]], bool), 2, 3)
+        >>> keras.ops.convert_to_numpy(ids).tolist(), keras.ops.convert_to_numpy(mask).tolist()
+        ([[2, 7, 9, 3], [2, 5, 3, 0]], [[True, True, True, True], [True, True, True, False]])
     """
     inputs = ops.convert_to_tensor(inputs)
     batch = ops.shape(inputs)[0]
@@ -63,10 +77,15 @@ def add_sentence_boundaries(inputs, mask, bos, eos):
 
 
 def remove_sentence_boundaries(outputs, mask):
-    """Inverse of ``add_sentence_boundaries`` for `(batch, time + 2, dim)` activations.
+    """Inverse of ``add_sentence_boundaries`` for activations.
 
-    Returns ``(outputs_without_boundaries, mask_without_boundaries)``, `(batch, time, dim)` and `(batch, time)`;
-    positions past a sentence's end are zero.
+    Args:
+        outputs: `(batch, time + 2, dim)`, computed over inputs with boundaries.
+        mask: `(batch, time + 2)` bool, left-aligned, boundaries included.
+
+    Returns:
+        ``(outputs_without_boundaries, mask_without_boundaries)``, `(batch, time, dim)` and `(batch, time)` bool;
+        positions past a sentence's end are zero.
     """
     lengths = sequence_lengths(mask) - 2  # (B,)
     inner = outputs[:, 1:-1]

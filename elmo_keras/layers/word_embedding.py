@@ -19,15 +19,22 @@ class WordEmbedding(keras.layers.Layer):
     Id ``PAD_ID`` (0) is padding: the mask is ``ids != 0``.
 
     Args:
-        vocab_size: number of word ids.
-        embedding_dim: embedding size.
-        projection_dim: if set, the output size after a linear projection.
+        vocab_size: int, number of word ids (rows of the embedding table, padding included).
+        embedding_dim: int, embedding size.
+        projection_dim: int or None, the output size after a linear projection. Defaults to None (no
+            projection: the output size is ``embedding_dim``).
 
     Call arguments:
-        inputs: int `(batch_size, time)` word ids.
+        inputs: int `(batch_size, time)` word ids in ``[0, vocab_size)``.
 
     Returns:
         `(batch_size, time, projection_dim or embedding_dim)`, with mask `(batch_size, time)`.
+
+    Example:
+        >>> embed = WordEmbedding(vocab_size=50, embedding_dim=8, projection_dim=16)
+        >>> ids = np.array([[2, 7, 3], [2, 3, 0]])  # 0 = padding
+        >>> tuple(embed(ids).shape), keras.ops.convert_to_numpy(embed.compute_mask(ids)).tolist()
+        ((2, 3, 16), [[True, True, True], [True, True, False]])
     """
 
     def __init__(self, vocab_size, embedding_dim, projection_dim=None, **kwargs):

@@ -1,6 +1,9 @@
-"""Trainable models: the biLM language model, its presets and training helpers."""
+"""Trainable models: the biLM language model (presets, training, evaluation, model directories) and the
+seq2seq encoder-decoder."""
 
 from elmo_keras.models.bilm_lm import BiLanguageModel, Perplexity
+from elmo_keras.models.callbacks import TrainingDivergedError
+from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.persistence import load_bilm, save_model_dir
 from elmo_keras.models.presets import PRESETS, BiLMConfig, build_bilm_lm, get_preset
 from elmo_keras.models.seq2seq import (
@@ -13,11 +16,11 @@ from elmo_keras.models.seq2seq import (
     save_seq2seq,
     train_seq2seq,
 )
-from elmo_keras.models.training import encode_for_lm, perplexities, train_bilm, unigram_perplexity
+from elmo_keras.models.training import train_bilm
 
 __all__ = [
-    "PRESETS", "BiLMConfig", "BiLanguageModel", "Perplexity", "Seq2Seq", "Seq2SeqConfig", "build_bilm_lm",
-    "encode_for_lm", "encode_pairs", "encode_sources", "evaluate_seq2seq", "get_preset",
+    "PRESETS", "BiLMConfig", "BiLanguageModel", "Perplexity", "Seq2Seq", "Seq2SeqConfig", "TrainingDivergedError",
+    "build_bilm_lm", "encode_pairs", "encode_sources", "evaluate_seq2seq", "get_preset",
     "load_bilm", "load_seq2seq", "perplexities", "save_model_dir", "save_seq2seq", "train_bilm", "train_seq2seq",
     "unigram_perplexity",
 ]

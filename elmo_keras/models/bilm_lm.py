@@ -7,7 +7,6 @@ from keras import ops
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_rate
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.text.vocabulary import PAD_ID
 
 
@@ -65,9 +64,10 @@ class BiLanguageModel(keras.Model):
         self.training_summary = {}
 
     @property
-    def encoder_kind(self) -> str:
-        """``"char"`` for a ``CharCNN`` token encoder (input: character ids), else ``"word"`` (word ids)."""
-        return "char" if isinstance(self.bilm.token_encoder, CharCNN) else "word"
+    def token_input(self) -> str:
+        """What a token enters the model as: ``"char"`` for a ``CharCNN`` token encoder (character ids), else
+        ``"word"`` (word ids)."""
+        return self.bilm.token_input
 
     def build(self, input_shape):
         if not self.bilm.built:

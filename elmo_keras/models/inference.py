@@ -1,40 +1,48 @@
-"""Stateless inference for a trained ``BiLanguageModel``, compiled once per model and reused for every batch.
+"""Stateless inference for biLMs, compiled once per biLM and reused for every batch: the one embedding path.
 
-Calling a Keras model eagerly runs the LSTM time loop op by op from Python; here the forward pass is traced
-once as a graph with symbolic batch and time axes (``_backend.compile_for_inference``), so embedding the
-whole corpus or scoring held-out sentences costs one trace plus fast calls. The compiled functions are kept
-per model (weakly: they go when the model goes). A ``stateful`` biLM runs eagerly, as it must.
+``ElmoEmbedder``, ``analysis.layer_embeddings`` and the explorer all embed token lists through
+``embed_token_lists``; held-out perplexity goes through ``lm_logits``. Calling a Keras layer eagerly runs the
+LSTM time loop op by op from Python; here the forward pass is traced once as a graph with symbolic batch and
+time axes (``_backend.compile_for_inference``; ``"xla"`` compiles once per shape instead), so embedding a whole
+corpus costs one trace plus fast calls. The compiled functions are kept per biLM (or model) and execution mode,
+weakly: they go when the biLM goes. A ``stateful`` biLM runs eagerly, as it must.
 """
 
 from __future__ import annotations
 
+import math
 import weakref
+from collections.abc import Sequence
 
 import numpy as np
 from keras import ops
 
 from elmo_keras._backend import compile_for_inference
+from elmo_keras.text.batching import SentenceIds
 
+EXECUTION_MODES = ("graph", "xla", "eager")
+# owner (a BiLM or a BiLanguageModel) → {(function, execution): compiled function}
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compiled(model, fn, inputs):
-    """``fn(model, x)`` as a function of ``x``, compiled once per model and function.
+def _compiled(owner, fn, execution: str, input_shape: tuple):
+    """``fn(owner, x)`` as a function of ``x``, compiled once per owner, function and execution mode.
 
-    The compiled function reaches the model through a weak reference: a strong one, held by the cache
-    entry's value, would keep every model that ever ran inference alive.
+    The compiled function reaches its owner through a weak reference: a strong one, held by the cache entry's
+    value, would keep every biLM that ever ran inference alive.
     """
-    if getattr(model.bilm, "stateful", False):
-        return lambda x: fn(model, x)
-    functions = _COMPILED.setdefault(model, {})
-    if fn not in functions:
-        model_ref = weakref.ref(model)
-        functions[fn] = compile_for_inference(lambda x: fn(model_ref(), x), "graph", np.shape(inputs))
-    return functions[fn]
+    bilm = getattr(owner, "bilm", owner)
+    if execution == "eager" or bilm.stateful:
+        return lambda x: fn(owner, x)
+    functions = _COMPILED.setdefault(owner, {})
+    if (fn, execution) not in functions:
+        owner_ref = weakref.ref(owner)
+        functions[(fn, execution)] = compile_for_inference(lambda x: fn(owner_ref(), x), execution, input_shape)
+    return functions[(fn, execution)]
 
 
-def _activations(model, x):
-    return ops.stack(model.bilm(x, training=False)["activations"])
+def _activations(bilm, x):
+    return ops.stack(bilm(x, training=False)["activations"])  # (layers, B, T, 2 * dim)
 
 
 def _logits(model, x):
@@ -42,16 +50,47 @@ def _logits(model, x):
     return outputs["forward_logits"], outputs["backward_logits"]
 
 
-def bilm_activations(model, inputs) -> np.ndarray:
-    """All layers of ``model.bilm`` on ``inputs`` (ids with boundaries, as ``encode_for_lm`` makes them).
+def bilm_activations(bilm, inputs, execution: str = "graph") -> np.ndarray:
+    """All layers of a built ``BiLM`` on ``inputs``: ids with boundaries (``text.batching.sentence_ids``).
+
+    Args:
+        bilm: a built ``BiLM``.
+        inputs: int32 word ids `(batch, time)` or character ids `(batch, time, 50)`, as ``bilm.token_input``.
+        execution: ``"graph"`` (default), ``"xla"`` or ``"eager"``.
 
     Returns:
         float32 `(num_layers, batch, time, 2 * dim)`; padded positions are zero.
     """
-    return np.asarray(_compiled(model, _activations, inputs)(inputs))
+    return ops.convert_to_numpy(_compiled(bilm, _activations, execution, np.shape(inputs))(inputs))
+
+
+def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Sequence[str]],
+                      execution: str = "graph", time_bucket: int = 1) -> list[np.ndarray]:
+    """Every layer's vectors for each sentence, boundaries added for the biLM and removed from the result.
+
+    Args:
+        bilm: a built ``BiLM``.
+        sentence_ids: how sentences become its input (``text.batching.sentence_ids(bilm.token_input, ...)``).
+        sentences: non-empty token lists, embedded as one batch.
+        execution: ``"graph"``, ``"xla"`` or ``"eager"``. ``"xla"`` also pads the batch to a power of two rows
+            (padding rows are masked), so that few shapes get compiled.
+        time_bucket: pad the time axis to a multiple of this (int ≥ 1).
+
+    Returns:
+        One float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
+    """
+    longest = max(len(sentence) for sentence in sentences) + 2
+    inputs = sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket)
+    if execution == "xla":
+        rows = 1 << (len(sentences) - 1).bit_length()
+        inputs = np.concatenate([inputs, np.zeros((rows - len(sentences),) + inputs.shape[1:], inputs.dtype)])
+    activations = bilm_activations(bilm, inputs, execution)  # (layers, B, T, 2 * dim)
+    return [np.ascontiguousarray(activations[:, row, 1 : len(sentence) + 1], dtype=np.float32)
+            for row, sentence in enumerate(sentences)]
 
 
 def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
-    """``(forward_logits, backward_logits)`` of the language model, each `(batch, time, vocab)`."""
-    forward, backward = _compiled(model, _logits, inputs)(inputs)
-    return np.asarray(forward), np.asarray(backward)
+    """``(forward_logits, backward_logits)`` of a ``BiLanguageModel`` on ``inputs`` (as ``bilm_activations``),
+    each `(batch, time, vocab)`."""
+    forward, backward = _compiled(model, _logits, "graph", np.shape(inputs))(inputs)
+    return ops.convert_to_numpy(forward), ops.convert_to_numpy(backward)

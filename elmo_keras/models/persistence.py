@@ -31,7 +31,7 @@ MODEL_DIR_ENTRIES = (MODEL_FILE, VOCABULARY_FILE, SUMMARY_FILE, MODEL_FILE + ".t
 KERAS_CAUSE_MARKER = "Exception encountered: "
 KERAS_CONFIG_DUMP_MARKER = "Full object config:"
 # the model attributes that fix the weights, checked against training.json's config (for a biLM with the token
-# encoder's: encoder, embedding_dim and, for characters, char_filters and n_highway)
+# encoder's: token_input, embedding_dim and, for characters, char_filters and n_highway)
 ARCHITECTURE_FIELDS_OF_BILM = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip",
                                "use_skip_connections")
 ARCHITECTURE_FIELDS_OF_SEQ2SEQ = ("cell", "embedding_dim", "units", "num_layers")
@@ -188,14 +188,14 @@ def _architecture_of(model) -> dict:
     bilm = getattr(model, "bilm", None)
     if bilm is None:  # Seq2Seq
         return {name: getattr(model, name) for name in ARCHITECTURE_FIELDS_OF_SEQ2SEQ}
-    encoder = bilm.token_encoder
+    token_encoder = bilm.token_encoder
     architecture = {
-        "encoder": model.encoder_kind,
-        "embedding_dim": encoder.embedding_dim,
+        "token_input": model.token_input,
+        "embedding_dim": token_encoder.embedding_dim,
         **{name: getattr(bilm, name) for name in ARCHITECTURE_FIELDS_OF_BILM},
     }
-    if model.encoder_kind == "char":
-        architecture.update(char_filters=encoder.filters, n_highway=encoder.n_highway)
+    if model.token_input == "char":
+        architecture.update(char_filters=token_encoder.filters, n_highway=token_encoder.n_highway)
     return architecture
 
 

@@ -17,9 +17,9 @@ from elmo_keras.limits import (
     memory_shortfall,
 )
 from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.text.batching import TOKEN_INPUTS
 from elmo_keras.text.char_ids import NUM_CHAR_IDS
 
-ENCODERS = ("word", "char")
 TRAINING_COPIES = 4  # arrays of the model's size while training with Adam: weights, gradients, two moments
 PRECISIONS = ("float32", "mixed_bfloat16", "auto")
 
@@ -29,15 +29,16 @@ class BiLMConfig(DictConfig):
     """Everything needed to build and train a biLM.
 
     Attributes:
-        encoder: ``"word"`` (``WordEmbedding``) or ``"char"`` (``CharCNN`` over ELMo character ids).
-        embedding_dim: word embedding size (word encoder) or character embedding size (char encoder).
+        token_input: what a token enters the model as: ``"word"`` (a vocabulary id; the token encoder is a
+            ``WordEmbedding``) or ``"char"`` (ELMo character ids; a ``CharCNN``).
+        embedding_dim: word embedding size (``"word"``) or character embedding size (``"char"``).
         units: LSTM memory cells per layer and direction.
         projection_dim: LSTM output projection (None = no projection; the output is ``units`` wide).
         num_layers: LSTM layers per direction.
         cell_clip, proj_clip: LSTM clipping (None = off).
         use_skip_connections: residual connections between LSTM layers.
         dropout: dropout between LSTM layers and before the softmax, training only.
-        char_filters, n_highway: the char encoder's ``[width, count]`` filters and highway layers.
+        char_filters, n_highway: the ``CharCNN``'s ``[width, count]`` filters and highway layers.
         epochs, batch_size, learning_rate: training defaults.
         lowercase: lowercase words for the word vocabulary.
         training_precision: what ``train_bilm`` computes in: ``"float32"``, ``"mixed_bfloat16"`` (bfloat16
@@ -46,7 +47,7 @@ class BiLMConfig(DictConfig):
             is float32 either way.
     """
 
-    encoder: str = "word"
+    token_input: str = "word"
     embedding_dim: int = 128
     units: int = 256
     projection_dim: int | None = None
@@ -64,8 +65,8 @@ class BiLMConfig(DictConfig):
     training_precision: str = "float32"
 
     def __post_init__(self):
-        if self.encoder not in ENCODERS:
-            raise ValueError(f"encoder must be one of {ENCODERS}, received {self.encoder!r}")
+        if self.token_input not in TOKEN_INPUTS:
+            raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {self.token_input!r}")
         if self.training_precision not in PRECISIONS:
             raise ValueError(f"training_precision must be one of {PRECISIONS}, received {self.training_precision!r}")
         for name in ("embedding_dim", "units", "num_layers", "epochs"):
@@ -97,13 +98,14 @@ class BiLMConfig(DictConfig):
         vocabulary, embedding_dim, units = fields["vocabulary"], fields["embedding_dim"], fields["units"]
         projection = fields.get("projection_dim")
         token_dim = projection or units
-        if self.encoder == "word":
+        if self.token_input == "word":
             projection_layer = embedding_dim * token_dim + token_dim if embedding_dim != token_dim else 0
-            encoder = vocabulary * embedding_dim + projection_layer
+            token_encoder = vocabulary * embedding_dim + projection_layer
         else:
-            encoder = char_cnn_parameters(NUM_CHAR_IDS, embedding_dim, self.char_filters, self.n_highway, token_dim)
+            token_encoder = char_cnn_parameters(NUM_CHAR_IDS, embedding_dim, self.char_filters, self.n_highway,
+                                                token_dim)
         lstm = lstm_stack_parameters(token_dim, units, projection, fields["num_layers"])
-        return encoder + lstm + vocabulary * token_dim + vocabulary  # + the softmax shared by both directions
+        return token_encoder + lstm + vocabulary * token_dim + vocabulary  # + the softmax shared by both directions
 
     def to_dict(self) -> dict:
         data = super().to_dict()
@@ -112,6 +114,8 @@ class BiLMConfig(DictConfig):
 
     @classmethod
     def _from_saved(cls, data: dict) -> dict:
+        if "encoder" in data and "token_input" not in data:  # the field's name in model directories saved before
+            data["token_input"] = data.pop("encoder")
         if "char_filters" in data:
             data["char_filters"] = tuple(tuple(pair) for pair in data["char_filters"])
         return data
@@ -123,7 +127,7 @@ PRESETS = {
     # Trained in bfloat16 where the CPU has it natively: ~20% faster steps, the same sense separation.
     "toy": BiLMConfig(training_precision="auto"),
     # A character-level variant of the toy model (handles unseen words like the original ELMo).
-    "char-toy": BiLMConfig(encoder="char", embedding_dim=16, units=256, projection_dim=128, cell_clip=3.0,
+    "char-toy": BiLMConfig(token_input="char", embedding_dim=16, units=256, projection_dim=128, cell_clip=3.0,
                            proj_clip=3.0),
     # Minutes-free model for tests.
     "tiny": BiLMConfig(embedding_dim=16, units=16, epochs=3, batch_size=16, dropout=0.0, learning_rate=1e-2),
@@ -154,7 +158,7 @@ def check_fits_in_memory(config: BiLMConfig, vocab_size: int) -> None:
     field = largest_factor(lambda **fields: config.parameter_count(vocab_size, **fields), sizes)
     if field == "vocabulary":
         raise ValueError(f"a vocabulary of {vocab_size:,} words is too large for this machine: {shortfall}; "
-                         "pass a smaller vocabulary (e.g. the most frequent words) or use the char encoder")
+                         "pass a smaller vocabulary (e.g. the most frequent words) or use token_input='char'")
     raise ValueError(f"{field} = {sizes[field]:,} is too large for this machine: {shortfall}; check the value")
 
 
@@ -163,18 +167,18 @@ def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguage
 
     ``dtype``: the Keras dtype policy of every layer (None: the global policy, normally float32).
     """
-    if config.encoder == "word":
+    if config.token_input == "word":
         projection = config.token_dim if config.token_dim != config.embedding_dim else None
-        encoder = WordEmbedding(
+        token_encoder = WordEmbedding(
             vocab_size, config.embedding_dim, projection_dim=projection, dtype=dtype, name="token_encoder"
         )
     else:
-        encoder = CharCNN(
+        token_encoder = CharCNN(
             embedding_dim=config.embedding_dim, filters=config.char_filters, n_highway=config.n_highway,
             projection_dim=config.token_dim, dtype=dtype, name="token_encoder",
         )
     bilm = BiLM(
-        encoder, units=config.units, num_layers=config.num_layers, projection_dim=config.projection_dim,
+        token_encoder, units=config.units, num_layers=config.num_layers, projection_dim=config.projection_dim,
         cell_clip=config.cell_clip, proj_clip=config.proj_clip, use_skip_connections=config.use_skip_connections,
         dropout=config.dropout, dtype=dtype, name="bilm",
     )

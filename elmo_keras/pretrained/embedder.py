@@ -3,43 +3,28 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
-from keras import ops
 
-from elmo_keras._backend import compile_for_inference
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
+from elmo_keras.models.inference import EXECUTION_MODES, embed_token_lists
+from elmo_keras.models.persistence import load_bilm
+from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.safe_files import refuse_overwriting
-from elmo_keras.text.batching import encode_characters, encode_word_ids
-from elmo_keras.text.vocabulary import Vocabulary
+from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
 
 OUTPUT_FORMATS = ("all", "top", "average")
 SENTENCE_TO_INDEX = "sentence_to_index"  # the dataset name AllenNLP's `elmo` command writes
-EXECUTION_MODES = ("graph", "xla", "eager")
 DEFAULT_TIME_BUCKET = 16  # "xla": pad the time axis to a multiple of this so that few shapes get compiled
 SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth of sentences by length
 EMPTY_INPUT = "{path} is empty: there is nothing to embed; give a file with one sentence per line"
 PARTIAL_SUFFIX = ".partial"  # embed_file writes OUTPUT.partial, then renames it to OUTPUT
 
-# (sentences, time) -> model input with <S>/</S> and padding to `time` steps
-InputEncoder = Callable[[Sequence[Sequence[str]], int], np.ndarray]
 ProgressCallback = Callable[[int, int], None]  # (sentences done, total)
-
-
-class WordIdEncoder:
-    """``<S> tokens </S>`` as word ids of ``vocabulary`` (unknown words → ``<unk>``), padded with ``PAD_ID``."""
-
-    def __init__(self, vocabulary: Vocabulary):
-        self.vocabulary = vocabulary
-
-    def __call__(self, sentences: Sequence[Sequence[str]], time: int) -> np.ndarray:
-        return encode_word_ids(sentences, self.vocabulary, time)
 
 
 class ElmoEmbedder:
@@ -54,19 +39,19 @@ class ElmoEmbedder:
     reproduces the original ELMo: LSTM state is carried per batch row from call to call (eager, no
     sorting); ``reset_states()`` clears it.
 
-    Speed (``benchmarks/embed_file.py``: fixture model, 2,000 sentences, batch 64, 2 CPU cores):
-    ``"graph"`` ran 3–5× faster than ``"eager"`` on a fresh embedder and 5–13× on a second file.
-    ``"xla"`` (``jit_compile=True``, time padded to ``time_bucket`` steps and the batch to a power of two)
-    compiles once per shape; the compilations dominate a file of a few thousand sentences, and it was
-    faster than ``"graph"`` once warm only while the LSTM loop was unrolled. Hence ``"graph"`` by default.
+    Execution (``benchmarks/embed_file.py`` measures the modes): ``"graph"`` traces once for every shape, so
+    it is fast from the first batch; ``"xla"`` (``jit_compile=True``, the time axis padded to ``time_bucket``
+    steps and the batch to a power of two) compiles once per shape, which dominates a file of a few thousand
+    sentences; ``"eager"`` runs the time loop from Python. Hence ``"graph"`` by default.
 
     Args:
         options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``).
         stateful: see above.
         bilm: use this ``BiLM`` instead of loading files (e.g. from ``elmo_keras.models.load_bilm``); a copy
             is made if its ``stateful`` differs from ``stateful``.
-        encoder: how sentences become ``bilm`` input (``encode_characters`` or a ``WordIdEncoder``);
-            default ``encode_characters`` for a ``CharCNN`` biLM.
+        sentence_ids: how sentences become ``bilm`` input (``text.batching.sentence_ids``:
+            ``char_ids_with_boundaries``, or ``WordIds(vocabulary)`` for a word-level biLM); default
+            ``char_ids_with_boundaries`` for a ``CharCNN`` biLM.
         execution: ``"graph"`` (default), ``"xla"`` or ``"eager"`` for the stateless biLM call (see above;
             stateful mode always runs eagerly).
         time_bucket: ``"xla"`` only: pad the time axis to a multiple of this.
@@ -84,41 +69,38 @@ class ElmoEmbedder:
         stateful: bool = False,
         *,
         bilm: BiLM | None = None,
-        encoder: InputEncoder | None = None,
+        sentence_ids: SentenceIds | None = None,
         execution: str = "graph",
         time_bucket: int = DEFAULT_TIME_BUCKET,
     ):
         if bilm is None:
             if options_file is None or weight_file is None:
                 raise ValueError("pass options_file and weight_file, or bilm= (see also ElmoEmbedder.from_model_dir)")
-            from elmo_keras.pretrained.loader import load_pretrained_bilm
-
             bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
         elif options_file is not None or weight_file is not None:
             raise ValueError("pass either options_file/weight_file or bilm=, not both")
         if not isinstance(bilm, BiLM):
             raise ValueError(f"bilm must be a BiLM layer, received {type(bilm).__name__}")
-        if encoder is None:
-            if not isinstance(bilm.token_encoder, CharCNN):
+        if sentence_ids is None:
+            if bilm.token_input != "char":
                 raise ValueError(
-                    f"a {type(bilm.token_encoder).__name__} biLM needs encoder=WordIdEncoder(vocabulary) "
+                    f"a {type(bilm.token_encoder).__name__} biLM needs sentence_ids=WordIds(vocabulary) "
                     "(or use ElmoEmbedder.from_model_dir, which reads the vocabulary)"
                 )
-            encoder = encode_characters
+            sentence_ids = char_ids_with_boundaries
         if execution not in EXECUTION_MODES:
             raise ValueError(f"execution must be one of {EXECUTION_MODES}, received {execution!r}")
         check_positive_int(time_bucket, "time_bucket")
         self.stateful = bool(stateful)
-        self.encoder = encoder
+        self.sentence_ids = sentence_ids
         # what embed_file must never write over: the files this embedder was loaded from
         self.source_files = {"the options file": options_file, "the weights file": weight_file}
         self.source_directories: dict[str, str | os.PathLike] = {}
-        self.bilm = _with_statefulness(bilm, self.stateful, encoder)
+        self.bilm = bilm if bilm.stateful == self.stateful else bilm.copy(stateful=self.stateful)
         self.execution = "eager" if self.stateful else execution
         self.time_bucket = time_bucket if self.execution == "xla" else 1
         self.num_layers = self.bilm.num_activation_layers
         self.dim = self.bilm.output_dim
-        self._run = compile_for_inference(self._activations, self.execution, encoder([["a"]], 3).shape)
 
     @classmethod
     def from_model_dir(cls, path: str | os.PathLike, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
@@ -126,20 +108,14 @@ class ElmoEmbedder:
 
         Word-level models map tokens to ids through the saved vocabulary (unknown words → ``<unk>``).
         """
-        from elmo_keras.models import load_bilm
-
         model = load_bilm(path)
         bilm = model.bilm
-        encoder = encode_characters if isinstance(bilm.token_encoder, CharCNN) else WordIdEncoder(model.vocabulary)
-        embedder = cls(stateful=stateful, bilm=bilm, encoder=encoder, **kwargs)
+        ids = sentence_ids(model.token_input, model.vocabulary)
+        embedder = cls(stateful=stateful, bilm=bilm, sentence_ids=ids, **kwargs)
         embedder.source_directories = {"the model directory": path}
         return embedder
 
     # -- embedding ----------------------------------------------------------------------------------------------
-
-    def _activations(self, inputs):
-        outputs = self.bilm(inputs, training=False)
-        return ops.stack(outputs["activations"], axis=1)  # (B, layers, T, dim)
 
     def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
         """One tokenized sentence → `(num_layers, len(tokens), dim)`."""
@@ -162,15 +138,9 @@ class ElmoEmbedder:
         if not rows:
             return results
         batch = [list(sentences[i]) for i in rows]
-        longest = max(len(sentence) for sentence in batch) + 2
-        time = math.ceil(longest / self.time_bucket) * self.time_bucket
-        inputs = self.encoder(batch, time)
-        if self.execution == "xla":  # pad rows to a power of two (padding rows are masked) to limit shapes
-            padded_rows = 1 << (len(batch) - 1).bit_length()
-            inputs = np.concatenate([inputs, np.zeros((padded_rows - len(batch),) + inputs.shape[1:], inputs.dtype)])
-        activations = ops.convert_to_numpy(self._run(inputs))  # (B, layers, T, dim)
-        for row, i in enumerate(rows):
-            results[i] = np.ascontiguousarray(activations[row, :, 1 : len(sentences[i]) + 1], dtype=np.float32)
+        embedded = embed_token_lists(self.bilm, self.sentence_ids, batch, self.execution, self.time_bucket)
+        for i, vectors in zip(rows, embedded):
+            results[i] = vectors
         return results
 
     def embed_sentences(self, sentences: Iterable[Sequence[str]], batch_size: int = 64) -> Iterator[np.ndarray]:
@@ -388,16 +358,3 @@ def _check_batch(sentences) -> None:
                 f"sentence {index} must be a list of tokens, received {type(sentence).__name__} ({sentence!r:.60}); "
                 "split it first, e.g. text.split()"
             )
-
-
-def _with_statefulness(bilm: BiLM, stateful: bool, encoder: InputEncoder) -> BiLM:
-    """``bilm`` itself, or a copy with the same weights and the requested ``stateful`` setting."""
-    if bilm.stateful == stateful:
-        return bilm
-    config = bilm.get_config()
-    config["stateful"] = stateful
-    copy = BiLM.from_config(config)
-    sample = encoder([["a"]], 3)  # (1, 3) word ids or (1, 3, 50) character ids
-    copy.build((None, None) + sample.shape[2:])
-    copy.set_weights(bilm.get_weights())
-    return copy

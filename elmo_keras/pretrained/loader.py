@@ -14,6 +14,7 @@ import numpy as np
 
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.layers.elmo import Elmo
 from elmo_keras.limits import largest_factor, memory_shortfall
 from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import (
@@ -195,3 +196,25 @@ def _assign(variable, value: np.ndarray, tensor_name: str, path: str) -> None:
             f"has shape {tuple(variable.shape)}",
         )
     variable.assign(value.astype(variable.dtype))
+
+
+def load_pretrained_elmo(options_file: str | os.PathLike, weight_file: str | os.PathLike,
+                         num_output_representations: int, stateful: bool = False, **elmo_kwargs) -> Elmo:
+    """An ``Elmo`` layer over the original model's ``options.json`` + HDF5 weights (AllenNLP's ``Elmo(...)``).
+
+    Args:
+        options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``).
+        num_output_representations: how many mixtures the layer returns (int ≥ 1).
+        stateful: bool, default False: carry LSTM state across calls (the original behaviour, an opt-in).
+        **elmo_kwargs: the other ``Elmo`` arguments (``dropout``, ``requires_grad``, ``do_layer_norm``, …).
+
+    The biLM loaded here belongs to the layer alone, so it is frozen in place (not copied) unless
+    ``requires_grad=True``.
+
+    Example:
+        >>> elmo = load_pretrained_elmo("options.json", "weights.hdf5", num_output_representations=1)
+        >>> vectors = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"]]))["elmo_representations"][0]
+    """
+    bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
+    bilm.trainable = bool(elmo_kwargs.get("requires_grad", False))
+    return Elmo(bilm, num_output_representations, **elmo_kwargs)

@@ -3,7 +3,8 @@ schemes (BIO, BIOES) as CRF constraints, and readers for CoNLL / CoNLL-U files.
 
     >>> from elmo_keras.data import frame_examples, pos_examples
     >>> tagger = train_multitask_tagger({"pos": pos_examples(), "frame": frame_examples()}, heads={"frame": "crf"})
-    >>> tagger.predict_tags(["is the bank open on sunday ?"])
+    >>> tagger.predict_tags(["is the bank open on sunday ?"])["pos"]
+    [['AUX', 'DET', 'NOUN', 'ADJ', 'ADP', 'PROPN', 'PUNCT']]
 """
 
 from elmo_keras.tagging.encoding import TaggingVocabulary

@@ -22,11 +22,15 @@ class TaskBatches(keras.utils.PyDataset):
     """Alternating single-task batches (see the module docstring), deterministic for a ``seed``.
 
     Args:
-        examples: ``{task: [(tokens, tags), ...]}``; the task order is the tagger's ``task_names``.
-        vocabulary: encodes the sentences and tags.
-        batch_size: sentences per batch.
-        seed: shuffling seed (epoch ``e`` uses ``[seed, e]``).
-        task_names: the tagger's task order (default: the keys of ``examples``); a task may have no examples.
+        examples: ``{task: [(tokens, tags), ...]}``.
+        vocabulary: the ``TaggingVocabulary`` that encodes the sentences and tags.
+        batch_size: int, sentences per batch.
+        seed: int, shuffling seed (epoch ``e`` uses ``[seed, e]``). Defaults to 0.
+        task_names: the tagger's task order, whose indices the ``"task"`` input holds; a task may have no
+            examples. Defaults to None (the keys of ``examples``).
+
+    Items: ``(inputs, tags)``: ``inputs`` as ``vocabulary.encode_inputs`` gives them plus ``"task"`` `(batch,)`
+    int32 (every row the same task index), ``tags`` `(batch, time)` int32 padded with ``PAD_TAG``.
     """
 
     def __init__(self, examples: Mapping[str, Sequence[Example]], vocabulary: TaggingVocabulary, batch_size: int,
@@ -40,7 +44,11 @@ class TaskBatches(keras.utils.PyDataset):
         self._epoch, self._plan = 0, self.epoch_plan(0)
 
     def epoch_plan(self, epoch: int) -> list[tuple[int, list[int]]]:
-        """``[(task index, example indices), …]`` of ``epoch`` in training order."""
+        """``[(task index, example indices), …]`` of one epoch, in training order.
+
+        Args:
+            epoch: int, counted from 0.
+        """
         rng = np.random.default_rng([self.seed, epoch])
         queues = []
         for task_index, task in enumerate(self.task_names):

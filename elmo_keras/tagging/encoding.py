@@ -33,9 +33,14 @@ class TaggingVocabulary:
     Attributes:
         words: the tagger's word vocabulary.
         labels: ``{task: (label, ...)}`` in id order.
-        use_chars: the tagger reads ``"chars"``.
-        bilm_vocabulary: the frozen biLM's word vocabulary (a word-level biLM), or None.
-        use_bilm: the tagger reads ``"bilm"`` (character ids when ``bilm_vocabulary`` is None).
+        use_chars: the tagger reads ``"chars"``. Defaults to False.
+        bilm_vocabulary: the frozen biLM's word vocabulary (a word-level biLM), or None. Defaults to None.
+        use_bilm: the tagger reads ``"bilm"`` (character ids when ``bilm_vocabulary`` is None). Defaults to False.
+
+    Example:
+        >>> vocabulary = TaggingVocabulary.from_examples({"pos": [(["the", "dog"], ["DET", "NOUN"])]})
+        >>> vocabulary.encode_inputs([["the", "dog"], ["dog"]])["words"].tolist(), vocabulary.labels  # 0 = padding
+        ([[5, 4], [4, 0]], {'pos': ('DET', 'NOUN')})
     """
 
     words: Vocabulary
@@ -52,7 +57,14 @@ class TaggingVocabulary:
     @classmethod
     def from_examples(cls, examples: Mapping[str, Sequence[Example]], min_count: int = 1, lowercase: bool = True,
                       **kwargs) -> "TaggingVocabulary":
-        """Words of every task's sentences (``min_count``, ``lowercase``) and each task's labels in sorted order."""
+        """Words of every task's sentences and each task's labels in sorted order.
+
+        Args:
+            examples: ``{task: [(tokens, tags), …]}``.
+            min_count: int, words seen fewer times read as ``<unk>``. Defaults to 1.
+            lowercase: bool, lowercase words before lookup. Defaults to True.
+            **kwargs: the other fields (``use_chars``, ``bilm_vocabulary``, ``use_bilm``).
+        """
         sentences = [tokens for task_examples in examples.values() for tokens, _ in task_examples]
         words = Vocabulary.from_corpus(sentences, min_count=min_count, lowercase=lowercase)
         labels = {task: tuple(sorted({tag for _, tags in task_examples for tag in tags}))
@@ -62,7 +74,16 @@ class TaggingVocabulary:
     # -- inputs -------------------------------------------------------------------------------------------------
 
     def encode_inputs(self, sentences: Sequence[Sequence[str]], length: int | None = None) -> dict[str, np.ndarray]:
-        """The model inputs for ``sentences`` (token lists), padded to ``length`` (default: the longest)."""
+        """The model inputs for ``sentences``, right-padded with 0.
+
+        Args:
+            sentences: non-empty token lists.
+            length: int, the time steps ``time``. Defaults to None (the longest sentence).
+
+        Returns:
+            ``{"words": (batch, time)}``, plus ``"chars"`` `(batch, time, 50)` and ``"bilm"`` `(batch, time)` or
+            `(batch, time, 50)` when used; int32 NumPy arrays.
+        """
         for index, sentence in enumerate(sentences):
             if isinstance(sentence, str) or len(sentence) == 0:
                 raise ValueError(f"sentence {index} must be a non-empty list of tokens, received {sentence!r:.60}")
@@ -87,6 +108,11 @@ class TaggingVocabulary:
     def encode_tags(self, task: str, tag_lists: Sequence[Sequence[str]], length: int | None = None) -> np.ndarray:
         """Tag ids `(batch, time)` int32, padded with ``PAD_TAG``.
 
+        Args:
+            task: one of ``labels``.
+            tag_lists: one list of tag names per sentence.
+            length: int, the time steps. Defaults to None (the longest list).
+
         Raises:
             KeyError: an unknown task.
             ValueError: a tag that is not one of the task's labels (named, with its sentence and position).
@@ -103,7 +129,13 @@ class TaggingVocabulary:
         return encoded
 
     def decode_tags(self, task: str, tag_ids, lengths: Sequence[int]) -> list[list[str]]:
-        """Tag names of the first ``lengths[i]`` positions of each row of ``tag_ids`` `(batch, time)`."""
+        """Tag names of the first ``lengths[i]`` positions of each row of ``tag_ids``.
+
+        Args:
+            task: one of ``labels``.
+            tag_ids: int `(batch, time)`.
+            lengths: one sentence length per row.
+        """
         labels = self.labels[self._task(task)]
         return [[labels[int(i)] for i in row[:length]] for row, length in zip(np.asarray(tag_ids), lengths)]
 
@@ -115,12 +147,19 @@ class TaggingVocabulary:
     # -- persistence --------------------------------------------------------------------------------------------
 
     def to_dict(self) -> dict:
+        """A JSON-ready dict that ``from_dict`` reads back."""
         return {"words": self.words.to_dict(), "labels": {task: list(v) for task, v in self.labels.items()},
                 "use_chars": self.use_chars, "use_bilm": self.use_bilm,
                 "bilm_vocabulary": None if self.bilm_vocabulary is None else self.bilm_vocabulary.to_dict()}
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "<dict>") -> "TaggingVocabulary":
+        """The vocabulary ``to_dict`` wrote.
+
+        Args:
+            data: the dict.
+            source: names where ``data`` came from (a file) in the ``ValueError`` raised if it is not one.
+        """
         try:
             bilm = data.get("bilm_vocabulary")
             return cls(Vocabulary.from_dict(data["words"], source=source),
@@ -132,12 +171,13 @@ class TaggingVocabulary:
 
     # the model-directory mechanism (models/persistence.py) calls save, load and len
     def save(self, path) -> None:
+        """Write ``to_dict()`` as JSON to ``path``."""
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(self.to_dict(), handle, ensure_ascii=False, indent=0)
 
     @classmethod
     def load(cls, path) -> "TaggingVocabulary":
-        """Read a file written by ``save``; errors name the file."""
+        """Read the file at ``path`` written by ``save``; errors name the file."""
         data = read_json_file(path, "tagging vocabulary")
         if not isinstance(data, dict):
             raise ValueError(f"{path} is not a tagging vocabulary (a JSON object)")

@@ -23,14 +23,23 @@ SEQEVAL_SCHEMES = {"BIO": "IOB2", "BIOES": "IOBES"}
 
 
 def token_accuracy(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> float:
-    """Share of tokens tagged right (``gold`` and ``predicted`` hold one tag list per sentence)."""
+    """Share of tokens tagged right.
+
+    Args:
+        gold, predicted: one tag list per sentence, of equal lengths (``ValueError`` otherwise).
+    """
     pairs = [(g, p) for gs, ps in zip(gold, predicted, strict=True) for g, p in zip(gs, ps, strict=True)]
     return sum(g == p for g, p in pairs) / len(pairs)
 
 
 def label_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]],
              nothing: frozenset = NOTHING_LABELS) -> float:
-    """Micro F1 over tokens with a gold or predicted label outside ``nothing`` (0.0 when neither has any)."""
+    """Micro F1 over tokens with a gold or predicted label outside ``nothing`` (0.0 when neither has any).
+
+    Args:
+        gold, predicted: one tag list per sentence, of equal lengths.
+        nothing: the labels that mean "no label". Defaults to ``NOTHING_LABELS`` (``O``, ``null``).
+    """
     true_positive = predicted_count = gold_count = 0
     for gs, ps in zip(gold, predicted, strict=True):
         for g, p in zip(gs, ps, strict=True):
@@ -44,7 +53,12 @@ def label_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]],
 
 
 def span_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]], scheme: str = "BIOES") -> float:
-    """Entity-level F1 with ``seqeval`` in strict mode (``scheme`` ``"BIO"`` or ``"BIOES"``)."""
+    """Entity-level F1 with ``seqeval`` in strict mode.
+
+    Args:
+        gold, predicted: one tag list per sentence.
+        scheme: ``"BIO"`` or ``"BIOES"``. Defaults to ``"BIOES"``.
+    """
     # imported on first use: seqeval pulls in scikit-learn, which taggers that are not scored never need
     from seqeval import scheme as seqeval_schemes
     from seqeval.metrics import f1_score
@@ -58,7 +72,14 @@ def span_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]], s
 
 def evaluate_tagger(model, task: str, examples: Sequence[Example], scheme: str | None = None) -> dict:
     """``{"accuracy", "label_f1"}`` of ``model`` on ``task``'s ``examples``, plus ``"span_f1"``,
-    ``"invalid_sentences"`` and ``"invalid_transitions"`` when the task uses a ``scheme``."""
+    ``"invalid_sentences"`` and ``"invalid_transitions"`` when the task uses a ``scheme``.
+
+    Args:
+        model: a trained ``SequenceTagger`` (it has a vocabulary).
+        task: one of the model's tasks.
+        examples: held-out ``(tokens, tags)`` pairs.
+        scheme: ``"BIO"``, ``"BIOES"`` or None (a tag set without spans). Defaults to None.
+    """
     sentences = [list(tokens) for tokens, _ in examples]
     gold = [list(tags) for _, tags in examples]
     predicted = model.predict_tags(sentences, tasks=[task])[task]

@@ -7,8 +7,8 @@
 3. **CRF vs. per-token softmax** (§4): NER span F1 and the number of invalid BIOES sequences each predicts.
 
 Every run is one row (condition, seed, scores); ``summarize`` gives mean ± std per condition. ``run_all``
-takes a few minutes on 2 CPU cores; ``tools/run_tagging_experiments.py`` runs it and writes the shipped
-results (``elmo_keras/data/tagging_experiments.json``) that the README and the page show.
+trains dozens of taggers, too slow for a page request: ``tools/run_tagging_experiments.py`` runs it and writes
+the shipped results (``elmo_keras/data/tagging_experiments.json``) that the README and the page show.
 """
 
 from __future__ import annotations
@@ -38,7 +38,13 @@ Progress = Callable[[str], None]
 
 def multitask_experiment(seeds: Sequence[int] = SEEDS, config: TaggerConfig | None = None,
                          progress: Progress | None = None) -> pd.DataFrame:
-    """Frame tagging alone vs. with POS tagging: one row per (condition, seed) with held-out accuracy, label F1."""
+    """Frame tagging alone vs. with POS tagging: one row per (condition, seed) with held-out accuracy, label F1.
+
+    Args:
+        seeds: one run per seed and condition. Defaults to ``SEEDS``.
+        config: the taggers' ``TaggerConfig``. Defaults to None (``TaggerConfig()``).
+        progress: ``fn(message)`` called before each run. Defaults to None.
+    """
 
     rows = []
     for seed in seeds:
@@ -52,7 +58,11 @@ def multitask_experiment(seeds: Sequence[int] = SEEDS, config: TaggerConfig | No
 
 
 def train_domain_bilm(settings: dict | None = None):
-    """The biLM of experiment 2: trained on ``tagging_unlabelled_sentences`` only (no labels)."""
+    """The biLM of experiment 2: trained on ``tagging_unlabelled_sentences`` only (no labels).
+
+    Args:
+        settings: entries replacing ``BILM_SETTINGS`` (``preset``, ``epochs``, ``seed``). Defaults to None.
+    """
 
     settings = {**BILM_SETTINGS, **(settings or {})}
     return train_bilm(tagging_unlabelled_sentences(), preset=settings["preset"], epochs=settings["epochs"],
@@ -60,7 +70,12 @@ def train_domain_bilm(settings: dict | None = None):
 
 
 def labelled_subset(seed: int, labelled: int | None):
-    """The first ``labelled`` NER training sentences of a shuffle seeded by ``seed`` (None: all of them)."""
+    """The first ``labelled`` NER training sentences of a shuffle seeded by ``seed``.
+
+    Args:
+        seed: int, seeds the shuffle.
+        labelled: int, how many sentences; None returns all of them, in file order.
+    """
 
     train = ner_examples("train")
     if labelled is None:
@@ -71,7 +86,14 @@ def labelled_subset(seed: int, labelled: int | None):
 def taglm_experiment(bilm, seeds: Sequence[int] = SEEDS, labelled: int = LABELLED_NER_SENTENCES,
                      config: TaggerConfig | None = None, progress: Progress | None = None) -> pd.DataFrame:
     """TagLM with vs. without the frozen ``bilm``'s vectors, trained on ``labelled_subset(seed, labelled)``:
-    one row per (condition, seed) with held-out span F1 and accuracy."""
+    one row per (condition, seed) with held-out span F1 and accuracy.
+
+    Args:
+        bilm: the frozen biLM (``train_domain_bilm()``).
+        seeds, progress: as for ``multitask_experiment``.
+        labelled: int, labelled sentences per run. Defaults to ``LABELLED_NER_SENTENCES``.
+        config: defaults to None (``TaggerConfig(bilm_mode="top", epochs=SMALL_DATA_EPOCHS)``).
+    """
 
     config = config or TaggerConfig(bilm_mode="top", epochs=SMALL_DATA_EPOCHS)
     rows = []
@@ -89,7 +111,12 @@ def crf_experiment(seeds: Sequence[int] = SEEDS, sizes: Sequence[int | None] = (
                    progress: Progress | None = None) -> pd.DataFrame:
     """The same BiLSTM tagger (TagLM without biLM vectors) with a per-token softmax vs. a BIOES-constrained CRF,
     on ``labelled_subset(seed, size)`` for each size (None: all training sentences): one row per
-    (head, size, seed) with span F1 and the invalid sequences predicted on the held-out sentences."""
+    (head, size, seed) with span F1 and the invalid sequences predicted on the held-out sentences.
+
+    Args:
+        seeds, progress: as for ``multitask_experiment``.
+        sizes: labelled sentences per run, None for all. Defaults to ``(LABELLED_NER_SENTENCES, None)``.
+    """
 
     rows = []
     for size in sizes:
@@ -106,14 +133,26 @@ def crf_experiment(seeds: Sequence[int] = SEEDS, sizes: Sequence[int | None] = (
 
 
 def summarize(rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Mean and (sample) standard deviation of ``columns`` per condition, in the order conditions first appear."""
+    """Mean and (sample) standard deviation of ``columns`` per condition, in the order conditions first appear.
+
+    Args:
+        rows: an experiment's rows (a ``"condition"`` column and score columns).
+        columns: the score columns to summarise.
+
+    Returns:
+        One row per condition, a ``(column, "mean" | "std")`` column pair per score.
+    """
     order = list(dict.fromkeys(rows["condition"]))
     grouped = rows.groupby("condition", sort=False)[list(columns)].agg(["mean", "std"])
     return grouped.loc[order]
 
 
 def run_all(seeds: Sequence[int] = SEEDS, progress: Progress | None = None) -> dict:
-    """Every experiment; the dict that ``RESULTS_FILE`` holds (rows as records, plus how they were made)."""
+    """Every experiment; the dict that ``RESULTS_FILE`` holds (rows as records, plus how they were made).
+
+    Args:
+        seeds, progress: as for ``multitask_experiment``.
+    """
     _report(progress, "training the domain biLM on unlabelled text")
     bilm = train_domain_bilm()
     return {

@@ -1,7 +1,7 @@
-"""The tagger's building blocks: ``TokenFeatures`` (word + char-CNN + frozen-biLM vectors) and ``TagHead``
-(per-token softmax or CRF over one task's labels).
+"""The tagger's building blocks: ``TokenFeatures`` (word + char-CNN + frozen-biLM vectors), ``BiLSTM`` and
+``TagHead`` (per-token softmax or CRF over one task's labels).
 
-Both are Keras layers that serialize with the tagger (``.keras`` files): the biLM inside ``TokenFeatures``
+All are Keras layers that serialize with the tagger (``.keras`` files): the biLM inside ``TokenFeatures``
 travels as its config and weights, frozen.
 """
 
@@ -26,8 +26,11 @@ TOP_LAYER_LOGIT = 1e4
 def frozen_elmo(bilm, mode: str = "mix", **kwargs) -> Elmo:
     """An ``Elmo`` with one representation over the frozen ``bilm`` (a ``BiLM`` or its serialized config).
 
-    ``mode="mix"``: ELMo's learned ``γ · Σ_j softmax(s)_j h_j``; ``"top"``: exactly the top layer (a fixed,
-    non-trainable mix).
+    Args:
+        bilm: a built ``BiLM`` or its serialized config (dict; deserialized and frozen here).
+        mode: ``"mix"``: ELMo's learned ``γ · Σ_j softmax(s)_j h_j``; ``"top"``: exactly the top layer (a fixed,
+            non-trainable mix). Defaults to ``"mix"``.
+        **kwargs: passed to ``Elmo`` (``name`` defaults to ``"elmo"``, ``dtype``, …).
     """
     if mode not in BILM_MODES:
         raise ValueError(f"bilm_mode must be one of {BILM_MODES}, received {mode!r}")
@@ -43,21 +46,30 @@ class TokenFeatures(keras.layers.Layer):
     """``[word embedding; char-CNN vector; ELMo vector]`` for every token (each part optional but the first).
 
     Args:
-        vocab_size: size of the word vocabulary (id 0 = padding).
-        word_dim: word embedding size.
-        char_dim: size of the char-CNN token vector (0 = no char-CNN).
-        char_filters: the char-CNN's ``[width, count]`` filters.
-        bilm: a built ``BiLM`` (frozen here; e.g. ``train_bilm(...).bilm``) or None.
+        vocab_size: int, size of the word vocabulary (id 0 = padding).
+        word_dim: int, word embedding size. Defaults to 64.
+        char_dim: int, size of the char-CNN token vector. Defaults to 0 (no char-CNN).
+        char_filters: the char-CNN's ``[width, count]`` int pairs. Defaults to ``((1, 16), (2, 16), (3, 32))``.
+        bilm: a built ``BiLM`` (frozen here; e.g. ``train_bilm(...).bilm``), its serialized config, or None.
+            Defaults to None (no biLM vectors).
         bilm_mode: ``"mix"`` (a learned ``ScalarMix`` over every biLM layer: ELMo) or ``"top"`` (the top
-            layer only: TagLM).
-        dropout: dropout on the output, training only.
+            layer only: TagLM). Defaults to ``"mix"``.
+        dropout: float, dropout on the output, training only. Defaults to 0.
 
     Call arguments:
         inputs: dict of int32 ``"words"`` `(batch, time)`, and ``"chars"`` `(batch, time, 50)` /
             ``"bilm"`` `(batch, time)` or `(batch, time, 50)` when used (see ``tagging.encoding``).
 
     Returns:
-        `(batch, time, output_dim)` float; the token mask is ``words != 0``.
+        `(batch, time, output_dim)` float, ``output_dim = word_dim + char_dim (+ the biLM's 2 * dim)``; the token
+        mask is ``words != 0``.
+
+    Example:
+        >>> from elmo_keras.text.char_ids import batch_to_ids
+        >>> features = TokenFeatures(vocab_size=20, word_dim=8, char_dim=4)
+        >>> inputs = {"words": np.array([[4, 7, 9], [5, 6, 0]]), "chars": batch_to_ids([["a", "b", "c"], ["d", "e"]])}
+        >>> tuple(features(inputs).shape), keras.ops.convert_to_numpy(features.compute_mask(inputs)).tolist()
+        ((2, 3, 12), [[True, True, True], [True, True, False]])
     """
 
     def __init__(self, vocab_size, word_dim=64, char_dim=0, char_filters=((1, 16), (2, 16), (3, 32)), bilm=None,
@@ -124,18 +136,28 @@ class TokenFeatures(keras.layers.Layer):
 class BiLSTM(keras.layers.Layer):
     """``[→h_t; ←h_t]``: one LSTM layer read left-to-right and one right-to-left within each sentence.
 
-    Runs the biLM's recurrence (two ``LSTMStack``s through ``run_lstm_stacks``: one time loop for both
-    directions, a hand-written backward pass), which traces and trains several times faster in a TensorFlow
-    graph than ``Bidirectional(LSTM)``.
+    Runs the biLM's recurrence (two ``LSTMStack``s through ``run_lstm_stacks``) rather than
+    ``Bidirectional(LSTM)``: one time loop for both directions and a hand-written backward pass, where
+    ``Bidirectional`` runs two loops and differentiates through them, so the TensorFlow graph traces and trains
+    faster.
 
     Args:
-        units: memory cells per direction.
+        units: int, memory cells per direction.
 
     Call arguments:
-        inputs: `(batch, time, dim)`. mask: `(batch, time)` bool, real tokens first (default: all real).
+        inputs: `(batch, time, dim)`.
+        mask: `(batch, time)` bool, real tokens first. Defaults to None (all real).
+        training: bool or None.
 
     Returns:
-        `(batch, time, 2 * units)`, zero at padding; the mask passes through.
+        `(batch, time, 2 * units)`, ``[forward; backward]``, zero at padding; the mask passes through.
+
+    Example:
+        >>> bilstm = BiLSTM(8)
+        >>> mask = np.array([[True, True, True], [True, True, False]])
+        >>> outputs = keras.ops.convert_to_numpy(bilstm(np.ones((2, 3, 4), "float32"), mask=mask))
+        >>> outputs.shape, outputs[1, 2].tolist() == [0.0] * 16  # padding is zero
+        ((2, 3, 16), True)
     """
 
     def __init__(self, units, **kwargs):
@@ -169,15 +191,24 @@ class TagHead(keras.layers.Layer):
     """One task's output: ``Dense(num_tags)`` emissions, then a per-token softmax or a ``CRF``.
 
     Args:
-        num_tags: the task's label count.
-        kind: ``"softmax"`` (independent per-token decisions) or ``"crf"`` (whole-sequence scores).
-        constraints: the CRF's ``(allowed, allowed_start, allowed_end)`` (``tagging.allowed_transitions``).
+        num_tags: int, the task's label count.
+        kind: ``"softmax"`` (independent per-token decisions) or ``"crf"`` (whole-sequence scores). Defaults to
+            ``"softmax"``.
+        constraints: the CRF's ``(allowed, allowed_start, allowed_end)`` bool arrays `(num_tags, num_tags)`,
+            `(num_tags,)`, `(num_tags,)` (``tagging.allowed_transitions``); ``kind="crf"`` only. Defaults to None.
 
     Call arguments:
         inputs: `(batch, time, dim)` shared token representations.
 
     Returns:
         Emissions `(batch, time, num_tags)` (unnormalised scores).
+
+    Example:
+        >>> head = TagHead(num_tags=3, kind="crf")
+        >>> emissions = head(np.ones((2, 4, 8), "float32"))
+        >>> tags = np.array([[0, 1, 2, 0], [1, 1, -1, -1]])  # padded with PAD_TAG = -1
+        >>> tuple(head.decode(emissions, tags >= 0).shape), tuple(head.loss(emissions, tags).shape)  # loss: a scalar
+        ((2, 4), ())
     """
 
     def __init__(self, num_tags, kind="softmax", constraints=None, **kwargs):
@@ -206,7 +237,12 @@ class TagHead(keras.layers.Layer):
 
     def loss(self, emissions, tags):
         """Mean over sentences of the negative log-likelihood (CRF) or of the summed token cross-entropy
-        (softmax), so both heads weigh a sentence alike; ``tags`` `(batch, time)` padded with ``PAD_TAG``."""
+        (softmax), so both heads weigh a sentence alike: a scalar float32.
+
+        Args:
+            emissions: `(batch, time, num_tags)`, this layer's output.
+            tags: int `(batch, time)` tag ids, padded with ``PAD_TAG``.
+        """
         mask = ops.greater(tags, PAD_TAG)
         safe_tags = ops.where(mask, tags, 0)
         emissions = ops.cast(emissions, "float32")
@@ -216,7 +252,12 @@ class TagHead(keras.layers.Layer):
         return ops.mean(ops.sum(ops.where(mask, token_losses, 0.0), axis=1))
 
     def decode(self, emissions, mask):
-        """Best tag ids `(batch, time)` int32 (0 at padding): Viterbi for a CRF, per-token argmax otherwise."""
+        """Best tag ids `(batch, time)` int32 (0 at padding): Viterbi for a CRF, per-token argmax otherwise.
+
+        Args:
+            emissions: `(batch, time, num_tags)`, this layer's output.
+            mask: `(batch, time)` bool, right-padded.
+        """
         if self.crf is not None:
             tags, _ = self.crf.viterbi_decode(ops.cast(emissions, "float32"), mask=mask)
             return tags

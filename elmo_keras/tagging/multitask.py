@@ -19,20 +19,23 @@ class MultiTaskTagger(SequenceTagger):
     Args:
         tasks: ``{task: num_tags}``, label sets of any size.
         vocab_size, word_dim, char_dim, bilm, bilm_mode: the ``TokenFeatures`` (word embedding, optional
-            char-CNN, optional frozen biLM read through an ELMo ``ScalarMix``).
-        units: LSTM units per direction.
-        dropout: on the features and on the BiLSTM output, training only.
-        head_kinds, constraints: see ``SequenceTagger``.
+            char-CNN, optional frozen biLM read through an ELMo ``ScalarMix``); defaults as there.
+        units: int, LSTM units per direction. Defaults to 64.
+        dropout: float, on the features and on the BiLSTM output, training only. Defaults to 0.25.
+        head_kinds, constraints: see ``SequenceTagger``. Default to None (softmax heads, no constraints).
 
     Call arguments:
-        inputs: dict of ``"words"`` `(batch, time)` (+ ``"chars"`` `(batch, time, 50)`, ``"bilm"``).
+        inputs: dict of int32 ``"words"`` `(batch, time)` (+ ``"chars"`` `(batch, time, 50)`, ``"bilm"``
+            `(batch, time)` or `(batch, time, 50)` when used).
 
     Returns:
         ``{task: emissions (batch, time, num_tags)}``.
 
-    Example:
-        >>> tagger = train_multitask_tagger({"pos": pos_examples(), "frame": frame_examples()})
-        >>> tagger.predict_tags(["is the bank open on sunday"])  # {"pos": [[...]], "frame": [[...]]}
+    Example (``train_multitask_tagger`` builds, trains and equips one with a vocabulary for ``predict_tags``):
+        >>> tagger = MultiTaskTagger({"pos": 5, "frame": 3}, vocab_size=20, word_dim=8, units=8)
+        >>> emissions = tagger({"words": np.array([[4, 7, 9], [5, 6, 0]])})  # word ids, 0 = padding
+        >>> {task: tuple(scores.shape) for task, scores in emissions.items()}
+        {'pos': (2, 3, 5), 'frame': (2, 3, 3)}
     """
 
     def __init__(self, tasks, vocab_size, word_dim=64, char_dim=0, bilm=None, bilm_mode="mix", units=64,

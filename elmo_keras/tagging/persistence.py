@@ -13,13 +13,24 @@ from elmo_keras.tagging.training import TaggerConfig
 
 
 def save_tagger(model: SequenceTagger, directory: str | os.PathLike) -> pathlib.Path:
-    """Write a trained tagger (``train_multitask_tagger`` / ``train_taglm``) as a model directory."""
+    """Write a trained tagger (``train_multitask_tagger`` / ``train_taglm``) as a model directory.
+
+    Args:
+        model: the tagger, with the ``vocabulary``, ``config`` and ``training_summary`` training sets.
+        directory: where to write (created if needed; a model saved there before is replaced in one step).
+
+    Returns:
+        The directory's path.
+    """
     return save_model_dir(model, directory)
 
 
 def load_tagger(directory: str | os.PathLike) -> SequenceTagger:
     """Load a directory written by ``save_tagger``: a ``MultiTaskTagger`` or a ``TagLM`` with its vocabulary,
     ready for inference (the optimizer state is not restored; train a new tagger to train further).
+
+    Args:
+        directory: a directory written by ``save_tagger``.
 
     Raises:
         FileNotFoundError: the directory or one of its files is missing.

@@ -78,6 +78,12 @@ def read_conll_sentences(path: PathLike, tag_column: int = -1) -> list[ConllSent
     """Like ``read_conll``, with each sentence's ``# key = value`` metadata and first line number.
 
     A key repeated within one sentence's comments is an error naming the line.
+
+    Args:
+        path, tag_column: as for ``read_conll``.
+
+    Returns:
+        One ``ConllSentence`` per sentence, in file order.
     """
     if isinstance(tag_column, bool) or not isinstance(tag_column, int) or tag_column == 0:
         raise ValueError(f"tag_column must be a non-zero integer (column 0 is the token), received {tag_column!r}")
@@ -127,7 +133,7 @@ def write_conll(path: PathLike, examples: Sequence[tuple[Sequence[str], Sequence
     Args:
         path: the output file (replaced if it exists).
         examples: ``(tokens, tags)`` pairs of equal, non-zero length.
-        metadata: None, or one mapping per example.
+        metadata: None, or one mapping per example. Defaults to None.
 
     Raises:
         ValueError: before anything is written, naming the example: an empty sentence, unequal lengths, an empty

@@ -25,7 +25,12 @@ _SENTENCE_EDGE = (None, None)  # the parsed "label" before the first and after t
 
 
 def parse_label(label: str, scheme: str) -> tuple[str, str | None]:
-    """``"B-LOC"`` → ``("B", "LOC")``, ``"O"`` → ``("O", None)``; ``ValueError`` naming a label ``scheme`` lacks."""
+    """``"B-LOC"`` → ``("B", "LOC")``, ``"O"`` → ``("O", None)``; ``ValueError`` naming a label ``scheme`` lacks.
+
+    Args:
+        label: the tag name.
+        scheme: ``"BIO"`` or ``"BIOES"``.
+    """
     prefixes = _scheme_prefixes(scheme)
     if label == OUTSIDE:
         return OUTSIDE, None
@@ -72,6 +77,10 @@ def invalid_transitions(tag_names: Sequence[str], scheme: str) -> int:
     A sentence of ``n`` tags has ``n + 1`` steps (start → first, …, last → end); an empty sentence has none.
     Used to count the invalid outputs of a tagger that decodes each token on its own (a softmax tagger).
 
+    Args:
+        tag_names: the sentence's tags.
+        scheme: ``"BIO"`` or ``"BIOES"`` (a tag outside it is a ``ValueError``).
+
     Example:
         >>> invalid_transitions(["I-LOC", "O", "I-PER"], "BIO")  # starts with I-LOC; O → I-PER
         2
@@ -83,7 +92,11 @@ def invalid_transitions(tag_names: Sequence[str], scheme: str) -> int:
 
 
 def is_valid_sequence(tag_names: Sequence[str], scheme: str) -> bool:
-    """True when ``tag_names`` follows every rule of ``scheme`` (``invalid_transitions(...) == 0``)."""
+    """True when ``tag_names`` follows every rule of ``scheme`` (``invalid_transitions(...) == 0``).
+
+    Args:
+        tag_names, scheme: as for ``invalid_transitions``.
+    """
     return invalid_transitions(tag_names, scheme) == 0
 
 

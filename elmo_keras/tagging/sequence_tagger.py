@@ -27,10 +27,15 @@ TASK_INPUT = "task"
 class SequenceTagger(keras.Model):
     """Base class: ``heads`` (one ``TagHead`` per task, in ``task_names`` order) over ``represent``.
 
+    Abstract: a subclass provides ``represent``, ``shared_layers``, ``features`` and ``units`` (see
+    ``MultiTaskTagger`` and ``TagLM`` for examples).
+
     Args:
         tasks: ``{task: num_tags}``.
-        head_kinds: ``{task: "softmax" | "crf"}`` (default softmax).
-        constraints: ``{task: (allowed, allowed_start, allowed_end)}`` for CRF heads.
+        head_kinds: ``{task: "softmax" | "crf"}``. Defaults to None (softmax for every task); a task left out
+            gets softmax.
+        constraints: ``{task: (allowed, allowed_start, allowed_end)}`` for CRF heads, bool arrays
+            `(num_tags, num_tags)`, `(num_tags,)`, `(num_tags,)`. Defaults to None (unconstrained).
 
     Call arguments:
         inputs: the dict of ``tagging.encoding`` (``"words"``, optional ``"chars"``, ``"bilm"``; a ``"task"``
@@ -64,7 +69,12 @@ class SequenceTagger(keras.Model):
     # -- the forward pass ---------------------------------------------------------------------------------------
 
     def represent(self, inputs, training=None):
-        """The shared token representations `(batch, time, dim)`."""
+        """The shared token representations `(batch, time, dim)`.
+
+        Args:
+            inputs: the dict of ``tagging.encoding``, ``"words"`` `(batch, time)` and the others the model reads.
+            training: bool or None; dropout only when True.
+        """
         raise NotImplementedError
 
     @property
@@ -77,6 +87,11 @@ class SequenceTagger(keras.Model):
         return {task: head(shared) for task, head in zip(self.task_names, self.heads)}
 
     def head(self, task: str) -> TagHead:
+        """The ``TagHead`` of one task.
+
+        Args:
+            task: one of ``task_names``.
+        """
         return self.heads[self.task_names.index(task)]
 
     @property
@@ -134,14 +149,23 @@ class SequenceTagger(keras.Model):
     # -- prediction ---------------------------------------------------------------------------------------------
 
     def tag_ids(self, inputs) -> dict[str, np.ndarray]:
-        """``{task: best tag ids (batch, time)}`` for encoded ``inputs`` (0 at padding)."""
+        """``{task: best tag ids}``, int32 NumPy `(batch, time)` each, 0 at padding.
+
+        Args:
+            inputs: the dict ``vocabulary.encode_inputs`` returns (``"words"`` `(batch, time)`, …).
+        """
         mask = ops.not_equal(inputs["words"], 0)
         emissions = self(inputs, training=False)
         return {task: ops.convert_to_numpy(self.head(task).decode(emissions[task], mask)) for task in self.task_names}
 
     def predict_tags(self, sentences: Sequence[Sequence[str] | str], tasks: Sequence[str] | None = None,
                      batch_size: int = 64) -> dict[str, list[list[str]]]:
-        """``{task: [[tag, …] per sentence]}`` for ``sentences`` (token lists, or strings split on whitespace).
+        """``{task: [[tag, …] per sentence]}`` for ``sentences``.
+
+        Args:
+            sentences: token lists, or strings (split on whitespace).
+            tasks: the tasks to tag. Defaults to None (all of ``task_names``).
+            batch_size: int, sentences per model call. Defaults to 64.
 
         Raises:
             ValueError: the model has no vocabulary (train it with ``train_multitask_tagger`` / ``train_taglm``

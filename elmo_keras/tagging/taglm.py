@@ -20,22 +20,33 @@ class TagLM(SequenceTagger):
     """One task (default ``"ner"``) tagged by ``TagLM``'s two BiLSTM layers with the biLM vectors in between.
 
     Args:
-        num_tags: the label count (BIOES tags).
-        vocab_size, word_dim, char_dim: the token features below BiLSTM₁.
-        bilm: the frozen ``BiLM`` whose vectors join after BiLSTM₁ (None: the same tagger without them, the
-            baseline of the paper's comparison).
-        bilm_mode: ``"top"`` (default, as in TagLM) or ``"mix"`` (ELMo's learned weights).
-        units: LSTM units per direction, both layers.
-        dropout: on the features and between the layers, training only.
-        head_kind: ``"crf"`` (default) or ``"softmax"``.
-        constraints: the CRF's allowed transitions (``allowed_transitions("BIOES", labels)``).
-        task: the task's name.
+        num_tags: int, the label count (BIOES tags).
+        vocab_size, word_dim, char_dim: the token features below BiLSTM₁ (see ``TokenFeatures``; ``word_dim``
+            defaults to 64, ``char_dim`` to 0).
+        bilm: the frozen ``BiLM`` whose vectors join after BiLSTM₁, or its serialized config. Defaults to None:
+            the same tagger without them, the baseline of the paper's comparison.
+        bilm_mode: ``"top"`` (as in TagLM) or ``"mix"`` (ELMo's learned weights). Defaults to ``"top"``.
+        units: int, LSTM units per direction, both layers. Defaults to 64.
+        dropout: float, on the features and between the layers, training only. Defaults to 0.25.
+        head_kind: ``"crf"`` or ``"softmax"``. Defaults to ``"crf"``.
+        constraints: the CRF's ``(allowed, allowed_start, allowed_end)``
+            (``allowed_transitions("BIOES", labels)``). Defaults to None (unconstrained).
+        task: str, the task's name. Defaults to ``"ner"``.
 
     Call arguments:
-        inputs: dict of ``"words"`` (+ ``"chars"``, + ``"bilm"`` with a biLM).
+        inputs: dict of int32 ``"words"`` `(batch, time)` (+ ``"chars"`` `(batch, time, 50)`; + ``"bilm"``
+            `(batch, time)` or `(batch, time, 50)` with a biLM).
 
     Returns:
         ``{task: emissions (batch, time, num_tags)}``.
+
+    Example (``train_taglm`` builds and trains one from tagged sentences):
+        >>> from elmo_keras.layers import BiLM, WordEmbedding
+        >>> bilm = BiLM(WordEmbedding(30, 16), units=32, projection_dim=16, num_layers=1)
+        >>> tagger = TagLM(num_tags=5, vocab_size=20, word_dim=8, units=8, bilm=bilm)
+        >>> inputs = {"words": np.array([[4, 7, 9], [5, 6, 0]]), "bilm": np.array([[11, 12, 13], [14, 15, 0]])}
+        >>> tuple(tagger(inputs)["ner"].shape)
+        (2, 3, 5)
     """
 
     def __init__(self, num_tags, vocab_size, word_dim=64, char_dim=0, bilm=None, bilm_mode="top", units=64,

@@ -17,7 +17,7 @@ from elmo_keras.config_dicts import DictConfig
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
 from elmo_keras.tagging.batches import TaskBatches
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
 from elmo_keras.tagging.multitask import MultiTaskTagger
@@ -27,7 +27,7 @@ from elmo_keras.tagging.taglm import TagLM
 
 @dataclass(frozen=True)
 class TaggerConfig(DictConfig):
-    """Sizes and training settings shared by both taggers (the defaults train the toy tasks in seconds).
+    """Sizes and training settings shared by both taggers (the defaults are sized for the shipped toy tasks).
 
     Attributes:
         word_dim: word embedding size. char_dim: char-CNN token vector size (0 = none).
@@ -64,13 +64,18 @@ def train_multitask_tagger(tasks: Mapping[str, Sequence[Example]], heads: str | 
 
     Args:
         tasks: each task's training examples; a sentence needs only its own task's tags.
-        heads: ``"softmax"`` or ``"crf"`` for every task, or ``{task: kind}``.
+        heads: ``"softmax"`` or ``"crf"`` for every task, or ``{task: kind}`` (a task left out: softmax).
+            Defaults to ``"softmax"``.
         schemes: ``{task: "BIO" | "BIOES"}`` for CRF heads whose transitions are constrained to valid sequences.
+            Defaults to None (no constraints).
         bilm: a frozen biLM whose ELMo mix joins the word features: a ``BiLanguageModel`` (``train_bilm``,
-            ``load_bilm``) or a character-level ``BiLM`` (``load_pretrained_bilm``).
-        config, overrides: ``TaggerConfig`` and single fields replacing its values (``epochs=3``).
-        seed: seeds the weights, dropout and the batch order.
-        callbacks: Keras callbacks and/or ``fn(epoch, logs)`` (logs: ``loss`` and ``<task>_loss``).
+            ``load_bilm``) or a character-level ``BiLM`` (``load_pretrained_bilm``). Defaults to None.
+        config, overrides: ``TaggerConfig`` (default ``TaggerConfig()``) and single fields replacing its values
+            (``epochs=3``).
+        seed: int, seeds the weights, dropout and the batch order. Defaults to 0.
+        callbacks: Keras callbacks and/or ``fn(epoch, logs)`` (logs: ``loss`` and ``<task>_loss``). Defaults to
+            None.
+        verbose: Keras ``fit`` verbosity. Defaults to 0 (silent).
 
     Returns:
         The model with ``vocabulary`` (``TaggingVocabulary``), ``config`` and ``training_summary``.
@@ -103,10 +108,15 @@ def train_taglm(examples: Sequence[Example], bilm=None, config: TaggerConfig | N
 
     Args:
         examples: ``[(tokens, tags), …]``.
-        bilm: the frozen biLM (see ``train_multitask_tagger``); None trains the same tagger without its vectors.
-        head: ``"crf"`` (default) or ``"softmax"``. scheme: the tag scheme whose valid transitions constrain the
-            CRF (None: unconstrained).
-        config, overrides: ``TaggerConfig`` (its ``bilm_mode`` defaults to ``"top"`` here, as in TagLM).
+        bilm: the frozen biLM (see ``train_multitask_tagger``). Defaults to None: the same tagger without its
+            vectors.
+        head: ``"crf"`` or ``"softmax"``. Defaults to ``"crf"``.
+        scheme: ``"BIO"``, ``"BIOES"`` or None (unconstrained): the tag scheme whose valid transitions constrain
+            the CRF. Defaults to ``"BIOES"``.
+        config, overrides: ``TaggerConfig`` (default ``TaggerConfig(bilm_mode="top")``, as in TagLM) and single
+            fields replacing its values.
+        seed, callbacks, verbose: as for ``train_multitask_tagger``.
+        task: str, the task's name in the model and its outputs. Defaults to ``"ner"``.
 
     Returns:
         The ``TagLM`` with ``vocabulary``, ``config`` and ``training_summary``.

@@ -1,13 +1,25 @@
-"""Padded model inputs for tokenized sentences, with the sentence boundaries ``<S>`` … ``</S>`` added."""
+"""Padded model inputs for tokenized sentences, with the sentence boundaries ``<S>`` … ``</S>`` added.
+
+A ``BiLM`` (and the language model around it) reads ``<S> tokens </S>``: these functions add the boundaries,
+as their names say. ``batch_to_ids`` (``text.char_ids``, AllenNLP's name and behaviour) adds none, because the
+``Elmo`` layer adds them itself.
+
+``token_input`` names what a token enters a model as: ``"word"`` (an id in a ``Vocabulary``, read by a
+``WordEmbedding``) or ``"char"`` (ELMo's 50 character ids, read by a ``CharCNN``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, MAX_CHARS_PER_TOKEN, batch_to_ids
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+
+TOKEN_INPUTS = ("word", "char")
+# (sentences, length) -> a model's input for them, boundaries added, padded to at least `length` steps
+SentenceIds = Callable[[Sequence[Sequence[str]], "int | None"], np.ndarray]
 
 
 def _length(sentences: Sequence[Sequence[str]], length: int | None) -> int:
@@ -15,8 +27,8 @@ def _length(sentences: Sequence[Sequence[str]], length: int | None) -> int:
     return longest if length is None else max(int(length), longest)
 
 
-def encode_word_ids(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary,
-                    length: int | None = None) -> np.ndarray:
+def word_ids_with_boundaries(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary,
+                             length: int | None = None) -> np.ndarray:
     """``<S> tokens </S>`` word ids (unknown words → ``<unk>``), right-padded with ``PAD_ID``:
     int32 `(batch, max(length, longest + 2))`."""
     ids = np.full((len(sentences), _length(sentences, length)), PAD_ID, dtype=np.int32)
@@ -25,9 +37,53 @@ def encode_word_ids(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary,
     return ids
 
 
-def encode_characters(sentences: Sequence[Sequence[str]], length: int | None = None) -> np.ndarray:
+def char_ids_with_boundaries(sentences: Sequence[Sequence[str]], length: int | None = None) -> np.ndarray:
     """``<S> tokens </S>`` as ELMo character ids, zero-padded: int32 `(batch, max(length, longest + 2), 50)`."""
     ids = batch_to_ids([[BOS_TOKEN, *sentence, EOS_TOKEN] for sentence in sentences])
     padded = np.zeros((len(sentences), _length(sentences, length), MAX_CHARS_PER_TOKEN), dtype=np.int32)
     padded[:, : ids.shape[1]] = ids
     return padded
+
+
+def lm_inputs_and_targets(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, token_input: str,
+                          length: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A language model's inputs and word-id targets for ``sentences``, boundaries added.
+
+    Args:
+        sentences: token lists.
+        vocabulary: the word vocabulary (targets are always word ids).
+        token_input: ``"word"`` or ``"char"`` (see the module docstring).
+        length: pad to at least this many steps (default: the longest sentence + 2).
+
+    Returns:
+        ``(inputs, targets)``: inputs are word ids `(batch, T)` (``"word"``) or character ids `(batch, T, 50)`
+        (``"char"``); targets are word ids `(batch, T)`.
+    """
+    if token_input not in TOKEN_INPUTS:
+        raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {token_input!r}")
+    targets = word_ids_with_boundaries(sentences, vocabulary, length)
+    if token_input == "word":
+        return targets, targets
+    return char_ids_with_boundaries(sentences, targets.shape[1]), targets
+
+
+class WordIds:
+    """``word_ids_with_boundaries`` bound to a vocabulary: ``(sentences, length=None) -> int32 (batch, T)``."""
+
+    def __init__(self, vocabulary: Vocabulary):
+        self.vocabulary = vocabulary
+
+    def __call__(self, sentences: Sequence[Sequence[str]], length: int | None = None) -> np.ndarray:
+        return word_ids_with_boundaries(sentences, self.vocabulary, length)
+
+
+def sentence_ids(token_input: str, vocabulary: Vocabulary | None = None) -> SentenceIds:
+    """How sentences become a model's input for ``token_input``: ``char_ids_with_boundaries`` for ``"char"``,
+    ``WordIds(vocabulary)`` for ``"word"`` (which needs the vocabulary)."""
+    if token_input not in TOKEN_INPUTS:
+        raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {token_input!r}")
+    if token_input == "char":
+        return char_ids_with_boundaries
+    if vocabulary is None:
+        raise ValueError("a word-level model needs its vocabulary to turn words into ids")
+    return WordIds(vocabulary)

@@ -8,29 +8,18 @@ predicts ``y_1 … y_n <eos>``); the loss is the per-sequence *sum* of token cro
 averaged over the batch. Decoding uses the same two halves, only the decoder's input changes: its own
 previous output.
 
-Below the model: ``Seq2SeqConfig``, ``encode_pairs``, ``train_seq2seq`` (deterministic for a seed),
-``save_seq2seq`` / ``load_seq2seq`` (a model directory: ``model.keras``, ``vocabulary.json``,
-``training.json``, the same layout as the biLM's) and ``evaluate_seq2seq``. Sources and targets are word lists
-or strings; a string is split into words by ``elmo_keras.text.tokenize``, as everywhere in training.
+Beside the model in this package: ``Seq2SeqConfig``, ``encode_pairs``, ``train_seq2seq`` (deterministic for a
+seed), ``save_seq2seq`` / ``load_seq2seq`` and ``evaluate_seq2seq``.
 """
 
 from __future__ import annotations
-
-import pathlib
-import time
-from dataclasses import dataclass
 
 import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
-from elmo_keras.config_dicts import DictConfig
-from elmo_keras.limits import check_batch_size
-from elmo_keras.models.persistence import read_model_dir, save_model_dir
-from elmo_keras.models.training import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights, sentence_tokens
-from elmo_keras.text.tokenizer import tokenize
-from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
+from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
 
 CELLS = ("gru", "lstm")
 
@@ -207,166 +196,3 @@ class Seq2Seq(keras.Model):
             "pad_id": self.pad_id, "bos_id": self.bos_id, "eos_id": self.eos_id,
         })
         return config
-
-
-# -- data, training, persistence, evaluation ----------------------------------------------------------------
-@dataclass(frozen=True)
-class Seq2SeqConfig(DictConfig):
-    """Architecture and training settings for ``train_seq2seq`` (the defaults are the app's toy model)."""
-
-    cell: str = "gru"
-    embedding_dim: int = 64
-    units: int = 128
-    num_layers: int = 1
-    dropout: float = 0.1
-    epochs: int = 25
-    batch_size: int = 32
-    learning_rate: float = 1e-2
-
-    def __post_init__(self):
-        if self.cell not in CELLS:
-            raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
-        for name in ("embedding_dim", "units", "num_layers", "epochs"):
-            check_positive_int(getattr(self, name), name)
-        check_batch_size(self.batch_size)
-        check_rate(self.dropout)
-        check_finite_positive(self.learning_rate, "learning_rate")
-
-    def model_kwargs(self) -> dict:
-        return {k: getattr(self, k) for k in ("cell", "embedding_dim", "units", "num_layers", "dropout")}
-
-
-
-def as_words(sentence) -> list[str]:
-    """A source or target as words: a string split by ``tokenize`` (as in training), a word list copied."""
-    return tokenize(sentence) if isinstance(sentence, str) else list(sentence)
-
-
-def encode_sources(sources, vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
-    """Word lists (or strings, see ``as_words``) → int32 ``(n, length or longest)``, right-padded with ``PAD_ID``."""
-    sources = [as_words(s) for s in sources]
-    if not sources:
-        raise ValueError("no sources given: pass a list of sources (strings or word lists)")
-    width = max(len(s) for s in sources) if length is None else length
-    ids = np.full((len(sources), width), PAD_ID, dtype=np.int32)
-    for i, words in enumerate(sources):
-        ids[i, : len(words)] = vocabulary.encode(words)[:width]
-    return ids
-
-
-def encode_pairs(pairs, vocabulary: Vocabulary) -> tuple[dict, np.ndarray]:
-    """``[(source words, target words)]`` → ``({"source", "target_in"}, target_out)``, all int32 and padded.
-
-    ``target_in = <bos> y_1 … y_n``, ``target_out = y_1 … y_n <eos>`` (teacher forcing). Strings are split
-    into words by ``as_words``.
-    """
-    targets = [vocabulary.encode(as_words(target)) for _, target in pairs]
-    width = max(len(t) for t in targets) + 1
-    target_in = np.full((len(pairs), width), PAD_ID, dtype=np.int32)
-    target_out = np.full((len(pairs), width), PAD_ID, dtype=np.int32)
-    for i, ids in enumerate(targets):
-        target_in[i, : len(ids) + 1] = [BOS_ID, *ids]
-        target_out[i, : len(ids) + 1] = [*ids, EOS_ID]
-    return {"source": encode_sources([s for s, _ in pairs], vocabulary), "target_in": target_in}, target_out
-
-
-def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: int = 0, vocabulary=None,
-                  callbacks=None, verbose: int = 0, **overrides) -> Seq2Seq:
-    """Train a ``Seq2Seq`` from scratch, deterministically for a given ``seed``.
-
-    Args:
-        pairs: ``[(source, target)]``, each a word list or a string (split into words by ``tokenize``, the
-            tokenizer of the rest of training); default: the toy corpus's weighted training split.
-        config: a ``Seq2SeqConfig`` (or its dict); ``overrides`` replace single fields (``epochs=5``).
-        seed: seeds Python, NumPy and the backend (weights and shuffling).
-        vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``pairs``).
-        callbacks: Keras callbacks and/or plain ``fn(epoch, logs)`` called after every epoch.
-
-    Returns:
-        The model, with ``vocabulary``, ``config`` and ``training_summary`` (history, seconds).
-
-    Raises:
-        TypeError: an item of ``pairs`` is not a ``(source, target)`` pair, a side is not a string or a list of
-            str words, or ``callbacks`` is not a list (the message names the pair index).
-        ValueError: ``pairs`` is empty, a source or target has no words, or a bad config field.
-        TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
-    """
-    from elmo_keras.data.seq2seq import seq2seq_pairs
-
-    config = config if isinstance(config, Seq2SeqConfig) else Seq2SeqConfig.from_dict(config or {})
-    config = config.replace(**overrides)
-    if pairs is None:
-        pairs = seq2seq_pairs("train")
-        vocabulary = vocabulary or Vocabulary.from_corpus([s + t for s, t in seq2seq_pairs("all")], lowercase=True)
-    adapters = as_keras_callbacks(callbacks)
-    pairs = _checked_pairs(pairs)
-    vocabulary = vocabulary or Vocabulary.from_corpus([s + t for s, t in pairs], lowercase=True)
-    inputs, target_out = encode_pairs(pairs, vocabulary)
-
-    keras.utils.set_random_seed(int(seed))
-    model = Seq2Seq(len(vocabulary), **config.model_kwargs())
-    # No XLA here: compiling the recurrent training step takes ~13 s on CPU, longer than the whole training.
-    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
-    started = time.perf_counter()
-    history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
-                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)
-    check_finite_weights(model, "the trained model")
-    model.vocabulary, model.config = vocabulary, config
-    model.training_summary = {
-        "config": config.to_dict(), "seed": int(seed), "num_pairs": len(pairs),
-        "train_seconds": round(time.perf_counter() - started, 2),
-        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
-    }
-    return model
-
-
-def _checked_pairs(pairs) -> list[tuple[list[str], list[str]]]:
-    """``pairs`` as ``(source words, target words)`` lists; errors name the pair (see ``train_seq2seq``)."""
-    if isinstance(pairs, (str, bytes)):
-        raise TypeError("pairs must be a list of (source, target) pairs, received a single string")
-    checked = []
-    for index, pair in enumerate(pairs):
-        if isinstance(pair, (str, bytes)) or not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise TypeError(f"pairs[{index}] must be a (source, target) pair, received {type(pair).__name__} "
-                            f"({pair!r:.60})")
-        checked.append(tuple(sentence_tokens(side, f"pairs[{index}] {role}")
-                             for side, role in zip(pair, ("source", "target"))))
-    if not checked:
-        raise ValueError("pairs is empty")
-    return checked
-
-
-def save_seq2seq(model: Seq2Seq, directory) -> pathlib.Path:
-    """Write ``model.keras``, ``vocabulary.json`` and ``training.json`` into ``directory`` (created if needed)."""
-    return save_model_dir(model, directory)
-
-
-def load_seq2seq(directory) -> Seq2Seq:
-    """Load a directory written by ``save_seq2seq``; a missing or mismatched file is an error naming it."""
-    return read_model_dir(directory, Seq2Seq, Seq2SeqConfig)
-
-
-def evaluate_seq2seq(model: Seq2Seq, split: str = "heldout", beam_size: int = 5, max_len: int = 20) -> dict:
-    """Held-out quality of a model trained on the toy corpus.
-
-    Returns:
-        ``reference_token_accuracy``: teacher-forced token accuracy (``<eos>`` included) against each source's
-        most frequent target; ``beam_valid`` / ``greedy_valid``: fraction of sources whose top beam-search
-        (``beam_size``) / greedy output is one of its valid targets; ``num_sources``.
-    """
-    from elmo_keras.data.seq2seq import seq2seq_references
-    from elmo_keras.decoding.batched_beam import beam_search_batch
-
-    references = seq2seq_references(split)
-    sources = list(references)
-    inputs, target_out = encode_pairs([(s.split(), refs[0][0].split()) for s, refs in references.items()],
-                                      model.vocabulary)
-    predicted = np.argmax(ops.convert_to_numpy(model((inputs["source"], inputs["target_in"]))), axis=-1)
-    mask = target_out != PAD_ID
-    result = {"num_sources": len(sources),
-              "reference_token_accuracy": float((predicted == target_out)[mask].mean())}
-    for name, k in (("greedy_valid", 1), ("beam_valid", beam_size)):
-        best = beam_search_batch(model, inputs["source"], BOS_ID, EOS_ID, max_len, k, pad_id=PAD_ID)
-        outputs = [" ".join(h[0].words(model.vocabulary)) for h in best]
-        result[name] = float(np.mean([out in dict(references[s]) for s, out in zip(sources, outputs)]))
-    return result

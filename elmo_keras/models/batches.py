@@ -1,0 +1,109 @@
+"""The biLM's training batches: shuffled deterministically per epoch, bucketed by length, padded per batch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from elmo_keras._backend import gathered_batches
+from elmo_keras._quiet import keras
+from elmo_keras.text.batching import lm_inputs_and_targets
+from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
+
+
+class ShuffledBatches(keras.utils.PyDataset):
+    """Shuffled training batches, deterministic for a given ``seed``, each padded to its own longest sentence.
+
+    Every epoch (``on_epoch_end`` moves to the next) the
+    sentences are shuffled, cut into pools of ``pool_batches`` batches and sorted by length inside each pool,
+    so that a batch's sentences are of similar length and little time is spent on padding; the batch order
+    is shuffled too. The last batch of an epoch is filled up with empty rows (no loss) so the batch size never
+    changes. The first two batches differ in length whenever the corpus allows, so that a pipeline reading
+    its signature from them (Keras does) leaves the time axis symbolic: one trace of the training step.
+
+    ``train_bilm`` feeds ``fit`` from ``training_batches``: on TensorFlow a ``tf.data`` pipeline that
+    gathers this plan's rows from the encoded corpus (no Python in the loop: a Python generator behind
+    ``tf.data`` stalls the end of every epoch while its pipeline is torn down); elsewhere this ``PyDataset``
+    itself. Items are ``(inputs, targets)`` as ``lm_inputs_and_targets`` makes them.
+
+    Args:
+        sentences: token lists.
+        vocabulary: the ``Vocabulary`` of the targets (and of the inputs for ``"word"``).
+        token_input: ``"word"`` or ``"char"`` (``text.batching``).
+        batch_size: sentences per batch (int).
+        seed: int, default 0: the shuffling seed (epoch ``e`` uses ``[seed, e]``).
+        pool_batches: int, default 8: batches per length-sorted pool.
+    """
+
+    def __init__(self, sentences, vocabulary, token_input, batch_size, seed=0, pool_batches=8):
+        super().__init__()
+        self.sentences = list(sentences)
+        self.vocabulary = vocabulary
+        self.token_input = token_input
+        self.batch_size = int(batch_size)
+        self.pool_batches = int(pool_batches)
+        self.seed = int(seed)
+        self._epoch, self._batches = 0, self.epoch_batches(0)
+
+    def epoch_batches(self, epoch: int) -> list[list[int]]:
+        """The sentence indices of every batch of ``epoch``, in training order."""
+        rng = np.random.default_rng([self.seed, epoch])
+        order = rng.permutation(len(self.sentences))
+        pool = self.batch_size * self.pool_batches
+        batches = []
+        for start in range(0, len(order), pool):
+            chunk = sorted(order[start : start + pool], key=lambda i: len(self.sentences[i]))
+            batches += [chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+        batches = [[int(i) for i in batches[k]] for k in rng.permutation(len(batches))]
+        lengths = [self.batch_length(batch) for batch in batches]
+        other = next((i for i in range(1, len(batches)) if lengths[i] != lengths[0]), None)
+        if other is not None:  # batches 0 and 1 of different lengths: a symbolic time axis, one trace
+            batches[1], batches[other] = batches[other], batches[1]
+        return batches
+
+    def batch_length(self, batch: Sequence[int]) -> int:
+        """Time steps of a batch: its longest sentence + ``<S>`` and ``</S>``."""
+        return max(len(self.sentences[i]) for i in batch) + 2
+
+    def __len__(self):
+        """Batches per epoch."""
+        return -(-len(self.sentences) // self.batch_size)
+
+    def __getitem__(self, index):
+        batch = [self.sentences[i] for i in self._batches[int(index)]]
+        inputs, targets = lm_inputs_and_targets(batch, self.vocabulary, self.token_input)
+        missing = self.batch_size - len(batch)
+        if missing:
+            inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])
+            targets = np.concatenate([targets, np.zeros((missing,) + targets.shape[1:], targets.dtype)])
+        return inputs, targets
+
+    def on_epoch_end(self):
+        self._epoch += 1
+        self._batches = self.epoch_batches(self._epoch)
+
+
+MAX_GATHERED_BYTES = 256 * 2**20
+
+
+def training_batches(batches: ShuffledBatches, epochs: int):
+    """What ``fit`` trains on for ``epochs`` epochs of ``batches`` (see ``ShuffledBatches``).
+
+    The gathered pipeline holds the whole encoded corpus in memory; past ``MAX_GATHERED_BYTES`` (a large
+    character-level corpus) the ``PyDataset`` itself is used, which encodes batch by batch.
+    """
+    longest = max(len(s) for s in batches.sentences) + 2
+    row_bytes = longest * (MAX_CHARS_PER_TOKEN if batches.token_input == "char" else 1) * 4
+    if keras.backend.backend() != "tensorflow" or len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:
+        return batches
+    inputs, targets = lm_inputs_and_targets(batches.sentences, batches.vocabulary, batches.token_input)
+    empty = len(batches.sentences)  # an extra all-padding row, the filler of short batches
+    inputs = np.concatenate([inputs, np.zeros_like(inputs[:1])])
+    targets = np.concatenate([targets, np.zeros_like(targets[:1])])
+    plan, lengths = [], []
+    for epoch in range(epochs):
+        for batch in batches.epoch_batches(epoch):
+            plan.append(batch + [empty] * (batches.batch_size - len(batch)))
+            lengths.append(batches.batch_length(batch))
+    return gathered_batches(inputs, targets, np.asarray(plan, np.int32), np.asarray(lengths, np.int32))

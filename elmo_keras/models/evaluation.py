@@ -1,0 +1,45 @@
+"""How good a ``BiLanguageModel`` is: forward and backward perplexity, and an add-one unigram baseline."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.inference import lm_logits
+from elmo_keras.text.batching import lm_inputs_and_targets
+from elmo_keras.text.sentences import as_token_lists
+from elmo_keras.text.vocabulary import EOS_ID, Vocabulary
+
+
+def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dict:
+    """Forward and backward perplexity of ``model`` on ``sentences`` (token lists or strings)."""
+    sentences = as_token_lists(sentences)
+    inputs, targets = lm_inputs_and_targets(sentences, model.vocabulary, model.token_input)
+    model.forward_perplexity.reset_state()
+    model.backward_perplexity.reset_state()
+    for start in range(0, len(sentences), batch_size):
+        forward_logits, backward_logits = lm_logits(model, inputs[start : start + batch_size])
+        outputs = {"forward_logits": forward_logits, "backward_logits": backward_logits}
+        model.compute_loss(y=targets[start : start + batch_size], y_pred=outputs, training=False)
+    result = {
+        "forward_perplexity": float(model.forward_perplexity.result()),
+        "backward_perplexity": float(model.backward_perplexity.result()),
+    }
+    model.forward_perplexity.reset_state()
+    model.backward_perplexity.reset_state()
+    return result
+
+
+def unigram_perplexity(train_sentences, eval_sentences, vocabulary: Vocabulary) -> float:
+    """Perplexity of an add-one unigram model (over the vocabulary + ``</S>``) on the forward targets."""
+    counts = Counter()
+    for sentence in train_sentences:
+        counts.update(vocabulary.encode(sentence) + [EOS_ID])
+    total = sum(counts.values()) + len(vocabulary)
+    log_prob, n = 0.0, 0
+    for sentence in eval_sentences:
+        for token_id in vocabulary.encode(sentence) + [EOS_ID]:
+            log_prob += math.log((counts[token_id] + 1) / total)
+            n += 1
+    return math.exp(-log_prob / n)

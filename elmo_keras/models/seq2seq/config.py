@@ -1,0 +1,36 @@
+"""``Seq2SeqConfig``: the architecture and training settings of ``train_seq2seq``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.config_dicts import DictConfig
+from elmo_keras.limits import check_batch_size
+from elmo_keras.models.seq2seq.model import CELLS
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig(DictConfig):
+    """Architecture and training settings for ``train_seq2seq`` (the defaults are the app's toy model)."""
+
+    cell: str = "gru"
+    embedding_dim: int = 64
+    units: int = 128
+    num_layers: int = 1
+    dropout: float = 0.1
+    epochs: int = 25
+    batch_size: int = 32
+    learning_rate: float = 1e-2
+
+    def __post_init__(self):
+        if self.cell not in CELLS:
+            raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
+        for name in ("embedding_dim", "units", "num_layers", "epochs"):
+            check_positive_int(getattr(self, name), name)
+        check_batch_size(self.batch_size)
+        check_rate(self.dropout)
+        check_finite_positive(self.learning_rate, "learning_rate")
+
+    def model_kwargs(self) -> dict:
+        return {k: getattr(self, k) for k in ("cell", "embedding_dim", "units", "num_layers", "dropout")}
