@@ -35,7 +35,7 @@ def scan_time(step, carry, xs, reverse=False):
     """
     if keras.backend.backend() != "tensorflow":
         return ops.scan(step, carry, xs, reverse=reverse)
-    import tensorflow as tf
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
     several = isinstance(xs, (tuple, list))
     sequences = tuple(xs) if several else (xs,)
@@ -74,11 +74,11 @@ def compile_function(fn):
     """
     backend = keras.backend.backend()
     if backend == "tensorflow":
-        import tensorflow as tf
+        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
         return tf.function(fn, jit_compile=True)
     if backend == "jax":
-        import jax
+        import jax  # here: only the backend in use is imported (others may be absent)
 
         return jax.jit(fn)
     return fn
@@ -97,7 +97,7 @@ def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> C
     """
     if execution == "eager" or keras.backend.backend() != "tensorflow":
         return fn
-    import tensorflow as tf
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
     if execution == "graph":
         return tf.function(fn, input_signature=[tf.TensorSpec((None, None) + tuple(input_shape[2:]), tf.int32)])
@@ -112,11 +112,11 @@ def is_eager(tensor) -> bool:
     """
     backend = keras.backend.backend()
     if backend == "tensorflow":
-        import tensorflow as tf
+        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
         return tf.executing_eagerly()
     if backend == "jax":
-        import jax
+        import jax  # here: only the backend in use is imported (others may be absent)
 
         return not isinstance(tensor, jax.core.Tracer)
     return True
@@ -138,7 +138,7 @@ def gathered_batches(inputs, targets, plan, lengths):
         `(batch_size, length)`; its element shapes leave the length as None, so the training step is traced
         once for every length.
     """
-    import tensorflow as tf
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
     inputs, targets = tf.constant(inputs), tf.constant(targets)
     plan, lengths = tf.constant(plan), tf.constant(lengths)

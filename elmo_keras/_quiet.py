@@ -42,7 +42,7 @@ def import_keras():
         with _stderr_to_devnull():
             import keras  # noqa: F401
             if os.environ.get("KERAS_BACKEND", "tensorflow") == "tensorflow":
-                import tensorflow as tf
+                import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
                 tf.get_logger().setLevel("ERROR")
     return sys.modules["keras"]

@@ -22,6 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from elmo_keras.limits import MAX_BATCH_SIZE
+from elmo_keras.models.persistence import check_save_target
+from elmo_keras.models.presets import PRESETS
+from elmo_keras.models.training import train_bilm
+from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths
+from elmo_keras.safe_files import refuse_directory_holding
+
 EXIT_OK, EXIT_ERROR = 0, 1
 EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM  # 130, 143
 
@@ -79,8 +86,6 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_embed(args: argparse.Namespace) -> int:
-    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths
-
     # before loading the model: the paths exist, and the output destroys nothing that is read
     check_embed_paths(args.input, args.output, {"the options file": args.options, "the weights file": args.weights},
                       {"the model directory": args.model_dir})
@@ -106,8 +111,6 @@ def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 def check_batch_size_argument(parser: argparse.ArgumentParser, value: int | None) -> None:
     """``--batch-size`` is absent or in ``[1, MAX_BATCH_SIZE]`` (else ``parser.error``, exit 2)."""
-    from elmo_keras.limits import MAX_BATCH_SIZE
-
     if value is not None and value < 1:
         parser.error(f"--batch-size must be >= 1, received {value}")
     if value is not None and value > MAX_BATCH_SIZE:
@@ -119,8 +122,6 @@ def check_batch_size_argument(parser: argparse.ArgumentParser, value: int | None
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
-    from elmo_keras.models.presets import PRESETS
-
     parser.add_argument("output", help="model directory to write (model.keras, vocabulary.json, training.json)")
     parser.add_argument("--corpus", metavar="FILE",
                         help="UTF-8 text file, one sentence per line (default: the built-in polysemy corpus)")
@@ -176,9 +177,6 @@ def check_model_dir_output(path: str, corpus: str | None = None) -> None:
         NotADirectoryError: a parent of ``path`` is a file.
         PermissionError: the directory that would hold it is not writable.
     """
-    from elmo_keras.models.persistence import check_save_target
-    from elmo_keras.safe_files import refuse_directory_holding
-
     if os.path.exists(path) and not os.path.isdir(path):
         raise FileExistsError(f"output {path} is an existing file, but train writes a model directory there; "
                               "choose another name or remove the file")
@@ -195,8 +193,6 @@ def check_model_dir_output(path: str, corpus: str | None = None) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from elmo_keras.models.training import train_bilm
-
     check_model_dir_output(args.output, args.corpus)  # before training, which takes a while
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 

@@ -14,9 +14,15 @@ from elmo_keras.explorer.corpus import (
     labelled_words,
 )
 from elmo_keras.explorer.model_store import find_model, models_directory, training_history
-from elmo_keras.explorer.training import LiveHistory, TrainingSettings, epoch_status, history_frame, train_and_save
+from elmo_keras.explorer.training import (
+    LiveHistory,
+    TrainingSettings,
+    epoch_status,
+    history_frame,
+    preset_names,
+    train_and_save,
+)
 from elmo_keras.explorer.uploads import MAX_UPLOAD_BYTES, parse_corpus_upload
-from elmo_keras.models.presets import PRESETS
 from page_common import require_frame
 
 require_frame()
@@ -102,7 +108,7 @@ st.session_state.setdefault(PRESET_KEY, "toy")
 if EPOCHS_KEY not in st.session_state:
     preset_defaults()
 c = st.columns([1, 1, 1, 1, 2])
-preset = c[0].selectbox("preset", list(PRESETS), key=PRESET_KEY, on_change=preset_defaults)
+preset = c[0].selectbox("preset", preset_names(), key=PRESET_KEY, on_change=preset_defaults)
 epochs = c[1].number_input("epochs", 1, 500, key=EPOCHS_KEY)
 learning_rate = c[2].number_input("learning rate", 1e-5, 1.0, key=RATE_KEY, format="%.4f", step=1e-3)
 seed = c[3].number_input("seed", 0, 10_000, 0, key=SEED_KEY)

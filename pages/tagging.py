@@ -11,10 +11,10 @@ from elmo_keras.explorer.tagging import (
     example_sentences,
     experiment_tables,
     load_tagger_model,
+    shipped_results,
     tag_sentence,
     tagger_refs,
 )
-from elmo_keras.tagging.experiments import shipped_results
 from page_common import require_frame
 
 require_frame()

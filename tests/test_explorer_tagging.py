@@ -9,9 +9,9 @@ from elmo_keras.explorer.tagging import (
     experiment_tables,
     invalid_steps,
     load_tagger_model,
-    sentence_tokens,
     tag_sentence,
     tagger_refs,
+    typed_sentence_tokens,
 )
 from elmo_keras.tagging import allowed_transitions, is_valid_sequence
 
@@ -46,11 +46,11 @@ def test_invalid_steps_mark_the_token_a_forbidden_step_enters():
 
 
 def test_sentences_are_checked():
-    assert sentence_tokens("Is the bank open?") == ["Is", "the", "bank", "open", "?"]
+    assert typed_sentence_tokens("Is the bank open?") == ["Is", "the", "bank", "open", "?"]
     with pytest.raises(ValueError, match="Type a sentence to tag."):
-        sentence_tokens("  ")
+        typed_sentence_tokens("  ")
     with pytest.raises(ValueError, match="the limit is 30"):
-        sentence_tokens("a " * 31)
+        typed_sentence_tokens("a " * 31)
 
 
 def test_experiment_tables_give_mean_and_std_per_condition_in_order():

@@ -39,7 +39,7 @@ from elmo_keras.data.tagging import (
     POS_FILE,
     UNLABELLED_FILE,
 )
-from elmo_keras.tagging.readers import write_conll
+from elmo_keras.text.conll import write_conll
 
 DATA_DIR = pathlib.Path(__file__).resolve().parents[1] / "elmo_keras" / "data"
 SEED = "elmo_keras tagging data v1"

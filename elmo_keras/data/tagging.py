@@ -44,7 +44,7 @@ from both domains: the training sentences of the three files above plus new sent
 templates (including the held-out-only names in new contexts). No held-out sentence of any file is in it.
 
 Every labelled sentence is preceded by ``# id = N`` (unique in its file) and ``# split = train|heldout``
-(about 20% held out; fixed). File format: see :mod:`elmo_keras.tagging.readers`.
+(about 20% held out; fixed). File format: see :mod:`elmo_keras.text.conll`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ import functools
 from importlib import resources
 
 from elmo_keras.data.polysemy import POS_TAGS, SPLITS
-from elmo_keras.tagging.readers import read_conll_sentences
+from elmo_keras.text.conll import read_conll_sentences
 
 POS_FILE = "pos_tagged.conll"
 FRAMES_FILE = "frames_tagged.conll"

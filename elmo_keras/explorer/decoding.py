@@ -16,9 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding import beam_search, greedy, sample
 from elmo_keras.decoding.trace import DecodeTrace
 from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef
+from elmo_keras.models.seq2seq import Seq2SeqConfig, load_seq2seq, save_seq2seq, train_seq2seq
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, SPECIAL_TOKENS
 
@@ -81,29 +83,21 @@ def seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
 def train_default_seq2seq(models_dir: str | os.PathLike, progress: Callable[[int, dict], None] | None = None,
                           seed: int = 0, **overrides) -> ModelRef:
     """Train the toy seq2seq model (``Seq2SeqConfig`` defaults, or ``overrides``) and save it."""
-    from elmo_keras.models.seq2seq import save_seq2seq, train_seq2seq
-
     model = train_seq2seq(seed=seed, callbacks=[progress] if progress else None, **overrides)
     save_seq2seq(model, pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME)
     return seq2seq_ref(models_dir)
 
 
 def load_seq2seq_model(ref: ModelRef):
-    from elmo_keras.models.seq2seq import load_seq2seq
-
     return load_seq2seq(ref.path)
 
 
 def default_epochs() -> int:
-    from elmo_keras.models.seq2seq import Seq2SeqConfig
-
     return Seq2SeqConfig().epochs
 
 
 def source_choices() -> list[str]:
     """Sources of the toy dataset, held-out ones first (the model never saw them)."""
-    from elmo_keras.data.seq2seq import seq2seq_references
-
     heldout = list(seq2seq_references("heldout"))
     return heldout + [s for s in seq2seq_references("train") if s not in heldout]
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from elmo_keras._quiet import keras
 from elmo_keras.explorer.probe_tasks import POS, SENSE, ProbeTask, corpus_activations, pos_task, sense_task
+from elmo_keras.layers.scalar_mix import ScalarMix
 
 MIX_EPOCHS = 30
 MIX_LEARNING_RATE = 0.02
@@ -94,9 +96,6 @@ def fit_mix_and_probes(task: ProbeTask, seed: int = 0, epochs: int = MIX_EPOCHS,
     Returns:
         ``(MixHead, probe held-out accuracies (L,))``.
     """
-    from elmo_keras._quiet import keras
-    from elmo_keras.layers.scalar_mix import ScalarMix
-
     keras.utils.set_random_seed(int(seed))
     num_layers, dim, num_classes = task.num_layers, task.train_features.shape[2], len(task.labels)
     inputs = [keras.Input((1, dim), name=f"layer_{j}") for j in range(num_layers)]  # each (batch, 1, D)

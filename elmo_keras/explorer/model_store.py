@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, load_bilm, save_model_dir
+from elmo_keras.models.bilm_directory import load_bilm
+from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, save_model_dir
 from elmo_keras.models.presets import PRESETS, BiLMConfig
 
 MODELS_DIR_ENV = "ELMO_KERAS_MODELS_DIR"

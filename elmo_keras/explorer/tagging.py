@@ -135,7 +135,7 @@ def example_sentences(count: int = 4) -> list[str]:
     return [sentence for pair in zip(frames[:count], ner[:count]) for sentence in pair]
 
 
-def sentence_tokens(text: str) -> list[str]:
+def typed_sentence_tokens(text: str) -> list[str]:
     """The typed sentence as tokens; a ``ValueError`` for an empty or too long one."""
     tokens = tokenize(text or "")
     if not tokens:
@@ -148,8 +148,7 @@ def sentence_tokens(text: str) -> list[str]:
 def tag_sentence(multitask, taglm, text: str, top_k: int = 5) -> TaggingView:
     """Everything the page shows for ``text`` (see ``TaggingView``)."""
 
-
-    tokens = sentence_tokens(text)
+    tokens = typed_sentence_tokens(text)
     tags = multitask.predict_tags([tokens])
     table = pd.DataFrame({"token": tokens, "POS": tags["pos"][0], "frame": tags["frame"][0]})
 

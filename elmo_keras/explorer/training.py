@@ -16,12 +16,24 @@ import pandas as pd
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
-from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, ModelRef, save_model
+from elmo_keras.explorer.model_store import (
+    DEFAULT_MODEL_NAME,
+    DEFAULT_PRESET,
+    ModelRef,
+    save_model,
+    validate_model_name,
+)
 from elmo_keras.explorer.state import BUILT_IN
-from elmo_keras.models.presets import get_preset
+from elmo_keras.models.presets import PRESETS, get_preset
+from elmo_keras.models.training import train_bilm
 
 Progress = Callable[[int, dict], None]
 DIRECTIONS = ("forward", "backward")
+
+
+def preset_names() -> list[str]:
+    """The biLM presets a user can train from the explorer, in ``PRESETS`` order."""
+    return list(PRESETS)
 
 
 @dataclass(frozen=True)
@@ -104,8 +116,6 @@ def history_frame(logs: list[dict] | dict) -> pd.DataFrame:
 
 def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: Progress | None = None):
     """Train a biLM on the corpus's ``train`` rows (held-out perplexity on its ``heldout`` rows, if any)."""
-    from elmo_keras.models.training import train_bilm
-
     train, heldout = split_sentences(corpus)
     return train_bilm(
         corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,
@@ -116,8 +126,6 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
 def train_and_save(corpus: pd.DataFrame, settings: TrainingSettings, directory: str | os.PathLike, name: str,
                    corpus_label: str, progress: Progress | None = None, overwrite: bool = False) -> ModelRef:
     """Validate the name first (no training is wasted on a bad name), train, then save as ``directory/name``."""
-    from elmo_keras.explorer.model_store import validate_model_name
-
     name = validate_model_name(name, directory, overwrite=overwrite)
     model = train_on_corpus(corpus, settings, progress)
     return save_model(model, directory, name, preset=settings.preset, corpus=corpus_label, overwrite=True)

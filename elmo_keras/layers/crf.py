@@ -28,7 +28,16 @@ from keras import ops
 from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
-from elmo_keras.layers import crf_math
+from elmo_keras.layers.crf_math import (
+    IMPOSSIBLE,
+    IMPOSSIBLE_BELOW,
+    constrained_scores,
+    impossible_to_neg_inf,
+    log_partition,
+    marginals,
+    sequence_score,
+    viterbi,
+)
 
 INITIAL_SCORE_RANGE = 0.1  # variables start uniform in ±0.1 (as pytorch-crf)
 PAD_TAG = -1  # padding in the ``y_true`` of ``CRF.loss``
@@ -123,9 +132,9 @@ class CRF(keras.layers.Layer):
         emissions, mask = self._checked(emissions, mask)
         tags = self._checked_tags(tags, mask)
         transitions, start, end = self._scores()
-        gold = crf_math.sequence_score(emissions, tags, mask, transitions, start, end)
-        log_z = crf_math.log_partition(*_time_major(emissions, mask), transitions, start, end)
-        allowed = gold > crf_math.IMPOSSIBLE_BELOW  # the gold sequence takes no forbidden step (then log Z is real)
+        gold = sequence_score(emissions, tags, mask, transitions, start, end)
+        log_z = log_partition(*_time_major(emissions, mask), transitions, start, end)
+        allowed = gold > IMPOSSIBLE_BELOW  # the gold sequence takes no forbidden step (then log Z is real)
         return ops.where(allowed, gold - log_z, float("-inf"))
 
     def negative_log_likelihood(self, emissions, tags, mask=None):
@@ -171,8 +180,8 @@ class CRF(keras.layers.Layer):
             mask: `(batch, time)` or None.
         """
         emissions, mask = self._checked(emissions, mask)
-        log_z = crf_math.log_partition(*_time_major(emissions, mask), *self._scores())
-        return crf_math.impossible_to_neg_inf(log_z)
+        log_z = log_partition(*_time_major(emissions, mask), *self._scores())
+        return impossible_to_neg_inf(log_z)
 
     # --- decoding ---------------------------------------------------------------------------------------
 
@@ -192,7 +201,7 @@ class CRF(keras.layers.Layer):
         """
         top_k = check_positive_int(top_k, "top_k")
         emissions, mask = self._checked(emissions, mask)
-        tags, scores = crf_math.viterbi(*_time_major(emissions, mask), *self._scores(), int(top_k))
+        tags, scores = viterbi(*_time_major(emissions, mask), *self._scores(), int(top_k))
         return (tags[:, 0], scores[:, 0]) if top_k == 1 else (tags, scores)
 
     def marginals(self, emissions, mask=None):
@@ -205,14 +214,14 @@ class CRF(keras.layers.Layer):
             mask: `(batch, time)` or None.
         """
         emissions, mask = self._checked(emissions, mask)
-        probabilities = crf_math.marginals(*_time_major(emissions, mask), *self._scores())
+        probabilities = marginals(*_time_major(emissions, mask), *self._scores())
         return ops.transpose(probabilities, (1, 0, 2))
 
     # --- helpers ----------------------------------------------------------------------------------------
 
     def _scores(self):
         """``(transitions, start, end)`` float32, forbidden entries set to ``crf_math.IMPOSSIBLE``."""
-        return crf_math.constrained_scores(
+        return constrained_scores(
             self.transitions, self.start_transitions, self.end_transitions, self.constraints
         )
 
@@ -227,7 +236,7 @@ class CRF(keras.layers.Layer):
             )
         if not self.built:
             self.build(shape)
-        emissions = ops.maximum(ops.cast(emissions, "float32"), crf_math.IMPOSSIBLE)
+        emissions = ops.maximum(ops.cast(emissions, "float32"), IMPOSSIBLE)
         if mask is None:
             return emissions, ops.ones(ops.shape(emissions)[:2], dtype="bool")
         mask = ops.convert_to_tensor(mask)

@@ -1,10 +1,11 @@
 """Trainable models: the biLM language model (presets, training, evaluation, model directories) and the
 seq2seq encoder-decoder."""
 
+from elmo_keras.models.bilm_directory import load_bilm
 from elmo_keras.models.bilm_lm import BiLanguageModel, Perplexity
 from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
-from elmo_keras.models.persistence import load_bilm, save_model_dir
+from elmo_keras.models.persistence import save_model_dir
 from elmo_keras.models.presets import PRESETS, BiLMConfig, build_bilm_lm, get_preset
 from elmo_keras.models.seq2seq import (
     Seq2Seq,

@@ -7,6 +7,7 @@ from keras import ops
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_rate
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.models.persistence import save_model_dir
 from elmo_keras.text.vocabulary import PAD_ID
 
 
@@ -107,8 +108,6 @@ class BiLanguageModel(keras.Model):
         """``path.keras`` → a Keras file; any other path → a model directory (weights + vocabulary + config)."""
         if str(filepath).endswith(".keras"):
             return super().save(filepath, overwrite=overwrite, **kwargs)
-        from elmo_keras.models.persistence import save_model_dir
-
         return save_model_dir(self, filepath)
 
     def get_config(self):

@@ -262,17 +262,3 @@ def _config_from_summary(summary: dict, config_class: type, path: pathlib.Path):
         return config_class.from_dict(data)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{path}: 'config' is not a valid {config_class.__name__}: {error}; {hint}") from None
-
-
-def load_bilm(directory: str | os.PathLike):
-    """Load a model directory written by ``BiLanguageModel.save(dir)`` / ``python -m elmo_keras train``.
-
-    Raises:
-        FileNotFoundError: the directory or one of its files is missing (the message names it).
-        ValueError: a file is corrupted or is not what it should be, or ``training.json``'s config disagrees with
-            ``model.keras`` (the message names the file, the field and how to fix it).
-    """
-    from elmo_keras.models.bilm_lm import BiLanguageModel
-    from elmo_keras.models.presets import BiLMConfig
-
-    return read_model_dir(directory, BiLanguageModel, BiLMConfig)

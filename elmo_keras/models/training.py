@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from elmo_keras._backend import has_native_bfloat16
 from elmo_keras._quiet import keras
+from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.models.batches import ShuffledBatches, training_batches
 from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.models.callbacks import (
@@ -76,8 +77,6 @@ def train_bilm(
     config = config.replace(**overrides)
     keras_callbacks = as_keras_callbacks(callbacks)
     if corpus is None:
-        from elmo_keras.data import polysemy_sentences
-
         corpus = polysemy_sentences("train")
         if heldout is None:
             heldout = polysemy_sentences("heldout")

@@ -6,13 +6,14 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
+import h5py
 import numpy as np
 
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.limits import check_batch_size
+from elmo_keras.models.bilm_directory import load_bilm
 from elmo_keras.models.inference import EXECUTION_MODES, embed_token_lists
-from elmo_keras.models.persistence import load_bilm
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.safe_files import refuse_overwriting
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
@@ -211,8 +212,6 @@ class ElmoEmbedder:
 
             All of these are raised before anything is embedded.
         """
-        import h5py
-
         if output_format not in OUTPUT_FORMATS:
             raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, received {output_format!r}")
         check_batch_size(batch_size)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+import h5py
 import numpy as np
 
 from elmo_keras.pretrained.options import PretrainedFileError
@@ -67,8 +68,6 @@ def read_weight_file(path: str | os.PathLike) -> dict[str, np.ndarray]:
         WeightFileError: the file is not HDF5, or it is HDF5 but cannot be read (truncated or corrupted); the
             message names it.
     """
-    import h5py
-
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"ELMo weight file not found: {path}")

@@ -11,10 +11,10 @@ from elmo_keras.tagging.encoding import TaggingVocabulary
 from elmo_keras.tagging.evaluation import evaluate_tagger, label_f1, span_f1, token_accuracy
 from elmo_keras.tagging.multitask import MultiTaskTagger
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
-from elmo_keras.tagging.readers import ConllSentence, read_conll, read_conll_sentences, read_conllu, write_conll
 from elmo_keras.tagging.schemes import allowed_transitions, invalid_transitions, is_valid_sequence, parse_label
 from elmo_keras.tagging.taglm import TagLM
 from elmo_keras.tagging.training import TaggerConfig, train_multitask_tagger, train_taglm
+from elmo_keras.text.conll import ConllSentence, read_conll, read_conll_sentences, read_conllu, write_conll
 
 __all__ = [
     "ConllSentence", "MultiTaskTagger", "TagLM", "TaggerConfig", "TaggingVocabulary", "allowed_transitions",

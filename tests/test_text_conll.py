@@ -1,10 +1,10 @@
-"""Readers and writer for users' tagged data (elmo_keras/tagging/readers.py): CoNLL-style files and CoNLL-U."""
+"""Readers and writer for users' tagged data (elmo_keras/text/conll.py): CoNLL-style files and CoNLL-U."""
 
 import re
 
 import pytest
 
-from elmo_keras.tagging import ConllSentence, read_conll, read_conll_sentences, read_conllu, write_conll
+from elmo_keras.text.conll import ConllSentence, read_conll, read_conll_sentences, read_conllu, write_conll
 
 EXAMPLES = [
     (["New", "York", "is", "located", "in", "the", "USA", "."],
