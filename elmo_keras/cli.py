@@ -35,6 +35,9 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 128 + signal.SIGINT, 128 + signal.SIGTERM  #
 
 @dataclass(frozen=True)
 class Command:
+    """One subcommand: its help line, ``add_arguments(subparser)``, ``run(args) -> exit status`` and an optional
+    ``check(parser, args)`` that rejects bad argument combinations with ``parser.error`` before ``run``."""
+
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
@@ -42,7 +45,13 @@ class Command:
 
 
 class TextProgressBar:
-    """``progress(done, total)`` callback drawing ``[#####.....]  500/1000 sentences`` on one line of ``stream``."""
+    """``progress(done, total)`` callback drawing ``[#####.....]  500/1000 sentences`` on one line of ``stream``.
+
+    Args:
+        stream: where to draw (``sys.stderr``); the line ends when ``done >= total``.
+        width: int, characters in the bar. Defaults to 30.
+        unit: str, what is counted. Defaults to ``"sentences"``.
+    """
 
     def __init__(self, stream: TextIO, width: int = 30, unit: str = "sentences"):
         self.stream = stream
@@ -62,6 +71,7 @@ class TextProgressBar:
 
 
 def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``embed`` command's arguments."""
     parser.add_argument("input", help="UTF-8 text file, one sentence per line (tokens separated by whitespace)")
     parser.add_argument("output", help="HDF5 file to write: one dataset per line, named by its 0-based index")
     model = parser.add_argument_group("model (either --options and --weights, or --model-dir)")
@@ -86,6 +96,7 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_embed(args: argparse.Namespace) -> int:
+    """Embed ``args.input`` into ``args.output``; errors propagate to ``main`` (which prints them)."""
     # before loading the model: the paths exist, and the output destroys nothing that is read
     check_embed_paths(args.input, args.output, {"the options file": args.options, "the weights file": args.weights},
                       {"the model directory": args.model_dir})
@@ -101,6 +112,7 @@ def run_embed(args: argparse.Namespace) -> int:
 
 
 def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exactly one model source (``--model-dir`` or ``--options`` + ``--weights``) and a valid ``--batch-size``."""
     files = args.options is not None or args.weights is not None
     if args.model_dir is not None and files:
         parser.error("use either --model-dir or --options/--weights, not both")
@@ -122,6 +134,7 @@ def check_batch_size_argument(parser: argparse.ArgumentParser, value: int | None
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``train`` command's arguments."""
     parser.add_argument("output", help="model directory to write (model.keras, vocabulary.json, training.json)")
     parser.add_argument("--corpus", metavar="FILE",
                         help="UTF-8 text file, one sentence per line (default: the built-in polysemy corpus)")
@@ -134,6 +147,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--epochs`` ≥ 1, a valid ``--batch-size`` and a finite, positive ``--learning-rate`` where given."""
     if args.epochs is not None and args.epochs < 1:
         parser.error(f"--epochs must be >= 1, received {args.epochs}")
     check_batch_size_argument(parser, args.batch_size)
@@ -193,6 +207,7 @@ def check_model_dir_output(path: str, corpus: str | None = None) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    """Train a biLM and save it as ``args.output``, printing per-epoch lines and a summary on stderr."""
     check_model_dir_output(args.output, args.corpus)  # before training, which takes a while
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 
@@ -230,6 +245,7 @@ COMMANDS: dict[str, Command] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one subparser per entry of ``COMMANDS``."""
     parser = argparse.ArgumentParser(prog="python -m elmo_keras", description="ELMo for Keras 3.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, command in COMMANDS.items():

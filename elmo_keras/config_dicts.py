@@ -15,6 +15,7 @@ class DictConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
+        """Every field as JSON-ready values (``dataclasses.asdict``)."""
         return dataclasses.asdict(self)
 
     @classmethod

@@ -1,7 +1,7 @@
 """Sizes refused before any work starts: absurd batch sizes and models that cannot fit in memory.
 
-A batch of a million sentences, or an ``lstm.dim`` of a billion, used to run for minutes and end in an
-out-of-memory error deep in TensorFlow. These checks turn them into one clear error naming the setting.
+Unchecked, a batch of a million sentences or an ``lstm.dim`` of a billion would run a long time and end in an
+out-of-memory error deep in TensorFlow; these checks turn them into one clear error naming the setting.
 """
 
 from __future__ import annotations
@@ -46,8 +46,10 @@ def available_memory_bytes() -> int | None:
 def memory_shortfall(parameters: int, copies: int) -> str | None:
     """None if ``copies`` float32 copies of ``parameters`` fit in available memory, else a sentence saying why not.
 
-    ``copies``: how many arrays of the model's size the work holds at once (2 to load weights: the file's
-    arrays and the variables; 4 to train with Adam: weights, gradients, two moments).
+    Args:
+        parameters: int, the model's parameter count.
+        copies: int, how many arrays of the model's size the work holds at once (2 to load weights: the file's
+            arrays and the variables; 4 to train with Adam: weights, gradients, two moments).
     """
     needed = parameters * FLOAT32_BYTES * copies
     available = available_memory_bytes()
@@ -58,7 +60,10 @@ def memory_shortfall(parameters: int, copies: int) -> str | None:
 
 
 def lstm_stack_parameters(input_dim: int, units: int, projection_dim: int | None, num_layers: int) -> int:
-    """Parameters of ``num_layers`` LSTM layers in each of two directions (kernels, biases, projections)."""
+    """Parameters of ``num_layers`` LSTM layers in each of two directions (kernels, biases, projections).
+
+    ``input_dim`` is layer 1's input width; later layers read the previous output, ``projection_dim or units``.
+    """
     output_dim = projection_dim or units
     first = (input_dim + output_dim) * 4 * units + 4 * units
     later = (output_dim + output_dim) * 4 * units + 4 * units
@@ -67,7 +72,11 @@ def lstm_stack_parameters(input_dim: int, units: int, projection_dim: int | None
 
 
 def char_cnn_parameters(n_characters: int, embedding_dim: int, filters, n_highway: int, projection_dim: int) -> int:
-    """Parameters of a ``CharCNN``: character embedding, convolutions, highway layers and the projection."""
+    """Parameters of a ``CharCNN``: character embedding, convolutions, highway layers and the projection.
+
+    ``filters``: ``((width, count), ...)``; ``projection_dim``: the output width (the projection is counted
+    always, as the layer always has one).
+    """
     n_filters = sum(count for _, count in filters)
     convolutions = sum(width * embedding_dim * count + count for width, count in filters)
     highway = n_highway * 2 * (n_filters * n_filters + n_filters)
@@ -76,7 +85,12 @@ def char_cnn_parameters(n_characters: int, embedding_dim: int, filters, n_highwa
 
 def largest_factor(count, sizes: dict[str, int]) -> str:
     """The name in ``sizes`` whose value drives ``count(**sizes)`` most: the one whose reduction to 1 shrinks the
-    count by the largest factor."""
+    count by the largest factor.
+
+    Args:
+        count: ``fn(**sizes) -> int``, e.g. ``BiLMConfig.parameter_count`` with the vocabulary bound.
+        sizes: ``{field name: value}``.
+    """
     total = count(**sizes)
     return max(sizes, key=lambda name: total / max(1, count(**{**sizes, name: 1})))
 

@@ -11,7 +11,7 @@ from elmo_keras.explorer.tagging import (
     example_sentences,
     experiment_tables,
     load_tagger_model,
-    shipped_results,
+    shipped_experiments,
     tag_sentence,
     tagger_refs,
 )
@@ -47,7 +47,7 @@ def highlight_invalid(table):
 def show_experiments():
     """The shipped experiments: three charts with their mean ± std tables."""
     st.subheader("Experiments")
-    results = shipped_results()
+    results = shipped_experiments()
     if results is None:
         st.info("No experiment results are shipped with this installation; run "
                 "`python tools/run_tagging_experiments.py`.")

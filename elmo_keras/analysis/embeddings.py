@@ -16,10 +16,19 @@ DEFAULT_BATCH_SIZE = 64
 
 def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[str]],
                          batch_size: int = DEFAULT_BATCH_SIZE):
-    """Every layer's activations for each sentence, boundaries removed.
+    """Every layer's activations for each sentence, boundaries removed, embedded without state.
+
+    Args:
+        model: a ``BiLanguageModel`` carrying its ``vocabulary``.
+        sentences: token lists, without boundary tokens.
+        batch_size: int, sentences per biLM call. Defaults to 64.
 
     Returns:
         A list with one float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
+
+    Raises:
+        TypeError: a sentence is a str (not a token list) or holds a non-str token.
+        ValueError: the model has no vocabulary, or a sentence is empty.
     """
     if model.vocabulary is None:
         raise ValueError("the model has no vocabulary: load it with load_bilm or train it with train_bilm")
@@ -52,8 +61,10 @@ def layer_embeddings(
     Args:
         model: a trained ``BiLanguageModel`` carrying its ``vocabulary``.
         sentences: tokenized sentences, without boundary tokens.
-        positions: token index of the word of interest in each sentence.
-        allow_unknown: embed a word a word-level model does not know (it reads ``<unk>``) instead of raising.
+        positions: token index of the word of interest in each sentence (ints).
+        batch_size: int, sentences per biLM call. Defaults to 64.
+        allow_unknown: bool, embed a word a word-level model does not know (it reads ``<unk>``) instead of
+            raising. Defaults to False.
 
     Returns:
         float32 `(num_layers, len(sentences), 2 * dim)`.

@@ -18,7 +18,7 @@ TYPED = "typed"
 
 @dataclass(frozen=True)
 class WordOccurrences:
-    """Every occurrence of one word, with its vectors in every layer."""
+    """Every occurrence of one word, with its vectors in every layer (lists have one item per occurrence)."""
 
     word: str
     sentences: list  # list[list[str]] tokens
@@ -29,12 +29,17 @@ class WordOccurrences:
 
     @property
     def texts(self) -> list[str]:
+        """Each occurrence's sentence, tokens joined by spaces."""
         return [" ".join(s) for s in self.sentences]
 
 
 def find_occurrences(word: str, frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of a corpus frame where ``word`` occurs: labelled target rows at their ``target_index``, and
     other sentences at the word's first occurrence (sense ``"unlabelled"``). Case-insensitive.
+
+    Args:
+        word: the word to find.
+        frame: a corpus with ``load_polysemy()``'s columns (``word, sense, tokens, target_index, split``).
 
     Returns:
         A frame with columns ``tokens, position, sense, split``.
@@ -59,8 +64,16 @@ def word_occurrences(model, word: str, frame: pd.DataFrame, typed_sentences: Seq
         model: a trained ``BiLanguageModel``.
         word: the word to follow (case-insensitive).
         frame: the corpus (``load_polysemy()`` columns).
-        typed_sentences: extra raw sentences; each must contain ``word`` (a ValueError names the one that does not).
-        max_occurrences: keep at most this many corpus occurrences (evenly spaced), typed ones always kept.
+        typed_sentences: extra raw sentences; each must contain ``word``. Defaults to none.
+        max_occurrences: int, keep at most this many corpus occurrences (evenly spaced), typed ones always kept.
+            Defaults to None (all).
+
+    Returns:
+        The occurrences, corpus ones first (in corpus order), with ``embeddings`` `(num_layers, n, 2 * dim)`.
+        A word a word-level model does not know is embedded as ``<unk>``.
+
+    Raises:
+        ValueError: an empty ``word``, a typed sentence without it (named), or no occurrence at all.
     """
     if not word or not word.strip():
         raise ValueError("choose a word")
@@ -87,8 +100,11 @@ def word_occurrences(model, word: str, frame: pd.DataFrame, typed_sentences: Seq
 def sense_separation(occurrences: WordOccurrences) -> np.ndarray:
     """Per-layer nearest-sense-centroid accuracy on the held-out occurrences, centroids from training ones.
 
+    Only labelled occurrences count (not ``"unlabelled"`` or ``"typed"``); see ``nearest_centroid_accuracy``.
+
     Returns:
-        `(num_layers,)` accuracies, or an array of NaN when the word has no labelled held-out occurrences.
+        `(num_layers,)` accuracies, or an array of NaN when the word has no labelled held-out occurrences or
+        fewer than two senses among its training ones.
     """
     senses, splits = np.asarray(occurrences.senses), np.asarray(occurrences.splits)
     labelled = (senses != UNLABELLED) & (senses != TYPED)

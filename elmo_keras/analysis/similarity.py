@@ -15,7 +15,11 @@ _EPS = 1e-12
 
 
 def cosine_similarity_matrices(embeddings: np.ndarray) -> np.ndarray:
-    """`(L, n, dim)` → `(L, n, n)` cosine similarities; a zero vector has similarity 0 to everything."""
+    """`(L, n, dim)` → float64 `(L, n, n)` cosine similarities; a zero vector has similarity 0 to everything.
+
+    Raises:
+        ValueError: ``embeddings`` is not 3-D.
+    """
     embeddings = np.asarray(embeddings, dtype=np.float64)
     if embeddings.ndim != 3:
         raise ValueError(f"embeddings must be (num_layers, n, dim), received shape {embeddings.shape}")
@@ -26,7 +30,7 @@ def cosine_similarity_matrices(embeddings: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LayerProjection:
-    """A 2-D (or 3-D) PCA projection of one layer's vectors."""
+    """A 2-D (or 3-D) PCA projection of one layer's vectors (all zero for a layer without variance)."""
 
     layer: int
     coordinates: np.ndarray  # (n, n_components)
@@ -34,7 +38,23 @@ class LayerProjection:
 
 
 def pca_per_layer(embeddings: np.ndarray, n_components: int = 2, seed: int = 0) -> list[LayerProjection]:
-    """Fit a separate PCA to every layer's vectors (scikit-learn, deterministic solver)."""
+    """Fit a separate PCA to every layer's vectors (scikit-learn, deterministic solver).
+
+    Each component's sign is fixed (its largest coordinate is positive) so the picture does not flip between
+    runs; a layer where every vector is the same gets zeros.
+
+    Args:
+        embeddings: `(num_layers, n, dim)`.
+        n_components: int, the dimensions kept (padded with zeros where ``n`` or ``dim`` is smaller). Defaults
+            to 2.
+        seed: int, PCA's ``random_state``. Defaults to 0.
+
+    Returns:
+        One ``LayerProjection`` per layer: coordinates `(n, n_components)`, ratios `(n_components,)`.
+
+    Raises:
+        ValueError: ``embeddings`` is not 3-D, or ``n < 2``.
+    """
     embeddings = np.asarray(embeddings, dtype=np.float64)
     if embeddings.ndim != 3:
         raise ValueError(f"embeddings must be (num_layers, n, dim), received shape {embeddings.shape}")
@@ -93,6 +113,9 @@ def nearest_centroid_accuracy(train_embeddings, train_senses, test_embeddings, t
 
     Returns:
         `(L,)` accuracies.
+
+    Raises:
+        ValueError: the training labels hold fewer than 2 senses.
     """
     train_senses, test_senses = np.asarray(train_senses), np.asarray(test_senses)
     labels = sorted(set(train_senses.tolist()))

@@ -12,7 +12,12 @@ from collections.abc import Callable
 
 
 class BackgroundJob:
-    """Runs ``target()`` in a daemon thread named ``name``; ``result`` or ``error`` holds the outcome."""
+    """Runs ``target()`` in a daemon thread named ``name``; ``result`` or ``error`` holds the outcome.
+
+    Args:
+        target: the computation, called once with no arguments; its return value becomes ``result``.
+        name: str, the thread's name.
+    """
 
     def __init__(self, target: Callable[[], object], name: str):
         self.result = None
@@ -28,6 +33,7 @@ class BackgroundJob:
 
     @property
     def done(self) -> bool:
+        """Whether the job has finished (successfully or not)."""
         return not self._thread.is_alive()
 
     def wait(self, seconds: float) -> bool:

@@ -45,8 +45,8 @@ def log_axis_ticks(values) -> tuple[list[float] | None, list[float]]:
     """``(range in decades, tick values)`` for a log axis over ``values``, with at least two ticks inside the range.
 
     The 1-2-5 ticks (``LOG_TICKS``) when two or more fall inside the padded data range; otherwise (a narrow range,
-    such as perplexities from 23.0 to 23.2 after one or two epochs) round values evenly spaced across it.
-    ``(None, LOG_TICKS)`` without a positive finite value.
+    such as perplexities from 23.0 to 23.2) round values evenly spaced across it. ``(None, LOG_TICKS)`` without
+    a positive finite value; non-positive and non-finite values are ignored.
     """
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values) & (values > 0)]
@@ -66,7 +66,12 @@ def log_axis_ticks(values) -> tuple[list[float] | None, list[float]]:
 
 
 def training_curves(history: pd.DataFrame, total_epochs: int | None = None) -> go.Figure:
-    """Forward/backward loss and perplexity per epoch (``training.history_frame`` columns)."""
+    """Forward/backward loss and perplexity per epoch.
+
+    Args:
+        history: ``training.history_frame``'s long table (``epoch, direction, loss, perplexity``).
+        total_epochs: int, the x axis runs to this epoch. Defaults to None (the last epoch in ``history``).
+    """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("loss (mean cross-entropy per token)", "perplexity"),
                         horizontal_spacing=0.1)
     for direction, colour in DIRECTION_COLOURS.items():
@@ -86,7 +91,8 @@ def training_curves(history: pd.DataFrame, total_epochs: int | None = None) -> g
 
 
 def similarity_heatmaps(view) -> go.Figure:
-    """One heatmap per layer, side by side, rows/columns ordered by sense; sense blocks outlined."""
+    """One heatmap per layer of a ``similarity.SimilarityView``, side by side, rows/columns ordered by sense;
+    sense blocks outlined."""
     n, layers = len(view.labels), view.num_layers
     fig = make_subplots(rows=1, cols=layers, shared_yaxes=True, horizontal_spacing=0.015,
                         subplot_titles=[f"layer {j}" for j in range(layers)])
@@ -120,7 +126,8 @@ def similarity_heatmaps(view) -> go.Figure:
 
 
 def similarity_summary(summary: pd.DataFrame) -> go.Figure:
-    """Mean within-sense vs across-sense similarity per layer, and held-out sense-separation accuracy."""
+    """Mean within-sense vs across-sense similarity per layer, and held-out sense-separation accuracy
+    (``SimilarityView.summary``'s columns)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=("mean cosine similarity", "held-out sense separation"),
                         horizontal_spacing=0.12)
     layers = [f"layer {j}" for j in summary["layer"]]
@@ -137,7 +144,8 @@ def similarity_summary(summary: pd.DataFrame) -> go.Figure:
 
 
 def pca_scatter(view, three_d: bool = False) -> go.Figure:
-    """Per-layer PCA scatter, coloured by sense, hover = sentence; explained variance in the titles."""
+    """Per-layer PCA scatter of a ``projection.ProjectionView``, coloured by sense, hover = sentence; explained
+    variance in the titles. ``three_d``: a 3-D scene per layer (for a view with 3 components)."""
     layers = view.num_layers
     titles = []
     for row in view.variance.itertuples(index=False):
@@ -175,7 +183,13 @@ def pca_scatter(view, three_d: bool = False) -> go.Figure:
 
 
 def mix_weights(weights, gamma: float, title: str, reference=None) -> go.Figure:
-    """softmax(s)_j as bars, γ in the title; ``reference`` (the learned weights) drawn as markers if given."""
+    """softmax(s)_j as bars, γ in the title; ``reference`` (the learned weights) drawn as markers if given.
+
+    Args:
+        weights, reference: `(L,)` layer weights summing to 1 (``reference`` may be None).
+        gamma: float, the mix's γ.
+        title: str, the task's name.
+    """
     layers = [f"layer {j}" for j in range(len(weights))]
     fig = go.Figure(go.Bar(x=layers, y=weights, text=[f"{w:.2f}" for w in weights], textposition="outside",
                            marker_color="#9467bd", name="softmax(s)"))
@@ -192,7 +206,14 @@ def mix_weights(weights, gamma: float, title: str, reference=None) -> go.Figure:
 
 def task_accuracies(probe_accuracies, mix_accuracy: float, majority: float, title: str,
                     current: float | None = None) -> go.Figure:
-    """Held-out accuracy of each single-layer probe, of the learned mix (and the slider mix), with the majority line."""
+    """Held-out accuracy of each single-layer probe, of the learned mix (and the slider mix), with the majority line.
+
+    Args:
+        probe_accuracies: `(L,)` accuracies in ``[0, 1]``.
+        mix_accuracy, majority: the learned mix's accuracy and the most-frequent-label baseline.
+        title: str, the task's name.
+        current: the slider mix's accuracy, or None (no bar). Defaults to None.
+    """
     names = [f"probe layer {j}" for j in range(len(probe_accuracies))] + ["learned mix"]
     values = list(probe_accuracies) + [mix_accuracy]
     colours = ["#7f7f7f"] * len(probe_accuracies) + ["#9467bd"]

@@ -42,8 +42,15 @@ def make_corpus(records: Iterable[Mapping], where: str = "row") -> pd.DataFrame:
     with a word but no sense counts as unlabelled. ``split`` defaults to ``train``. ``pos`` (a list or a
     space-separated string) must have one tag per token if given.
 
+    Args:
+        records: one mapping per sentence.
+        where: str, how error messages name a record (``"table row"``, ``"data.tsv line"``). Defaults to
+            ``"row"``.
+
     Raises:
-        ValueError: naming the row (``where`` + its 1-based number) and the problem.
+        ValueError: naming the row (``where`` + its 1-based number) and the problem: an empty sentence, more
+            than ``MAX_TOKENS_PER_SENTENCE`` tokens, an unknown split, a POS tag count that differs from the
+            token count, a word the sentence does not contain; or no records at all.
     """
     rows = []
     for number, record in enumerate(records, start=1):
@@ -86,6 +93,10 @@ def editor_table(frame: pd.DataFrame) -> pd.DataFrame:
 def corpus_from_table(table: pd.DataFrame, previous: pd.DataFrame | None = None) -> pd.DataFrame:
     """A corpus from an edited table; POS tags are kept for sentences that did not change.
 
+    Args:
+        table: ``editor_table``'s columns after editing; blank rows are skipped.
+        previous: the corpus before editing, whose POS tags are carried over by sentence text. Defaults to None.
+
     Raises:
         ValueError: naming the table row that is wrong.
     """
@@ -118,7 +129,11 @@ def filter_corpus(frame: pd.DataFrame, words: Sequence[str] = (), senses: Sequen
 
 
 def split_sentences(frame: pd.DataFrame) -> tuple[list[list[str]], list[list[str]]]:
-    """``(train, heldout)`` token lists (``heldout`` may be empty)."""
+    """``(train, heldout)`` token lists (``heldout`` may be empty).
+
+    Raises:
+        ValueError: the corpus has no ``train`` rows.
+    """
     train = [list(t) for t, s in zip(frame["tokens"], frame["split"]) if s == "train"]
     heldout = [list(t) for t, s in zip(frame["tokens"], frame["split"]) if s == "heldout"]
     if not train:
@@ -150,7 +165,8 @@ def sense_order(word: str, senses: Iterable[str]) -> list[str]:
 
 
 def describe(frame: pd.DataFrame) -> str:
-    """``"443 sentences (389 train / 54 held-out), 216 labelled"``."""
+    """A one-line summary: ``"588 sentences (516 train / 72 held-out), 288 sense-labelled"`` for the built-in
+    corpus."""
     n_train = int((frame["split"] == "train").sum())
     labelled = int((frame["word"] != "").sum())
     sentences = f"{len(frame)} sentence" + ("" if len(frame) == 1 else "s")

@@ -31,7 +31,18 @@ MAX_SOURCE_TOKENS = 20
 
 @dataclass(frozen=True)
 class DecodeSettings:
-    """The decoding page's controls."""
+    """The decoding page's controls.
+
+    Attributes:
+        beam_size: int, the beam's width ``k``.
+        top_k: int, top-k sampling's ``k``.
+        top_p: float in ``(0, 1]``, nucleus sampling's ``p``.
+        temperature: float > 0, applied to both sampling strategies.
+        length_penalty: float, beam search's ``α`` (0: rank by total log-probability).
+        max_len: int, most tokens generated per output, ``</S>`` included.
+        num_samples: int, draws per sampling strategy.
+        seed: int, the sampling seed (each sampling strategy gets its own stream from it).
+    """
 
     beam_size: int = 3
     top_k: int = 5
@@ -56,6 +67,8 @@ class Output:
 
 @dataclass(frozen=True)
 class StrategyResult:
+    """One strategy's outputs on one source, with its trace (for the tree and distribution charts)."""
+
     name: str
     params: str  # the settings that apply, for the column header
     outputs: list  # [Output], best first (beam) or in draw order (sampling)
@@ -65,6 +78,8 @@ class StrategyResult:
 
 @dataclass(frozen=True)
 class DecodingView:
+    """What the decoding page shows: the source as the model reads it, the settings and every strategy's result."""
+
     source: str
     settings: DecodeSettings
     results: dict  # strategy name → StrategyResult
@@ -82,17 +97,29 @@ def seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
 
 def train_default_seq2seq(models_dir: str | os.PathLike, progress: Callable[[int, dict], None] | None = None,
                           seed: int = 0, **overrides) -> ModelRef:
-    """Train the toy seq2seq model (``Seq2SeqConfig`` defaults, or ``overrides``) and save it."""
+    """Train the toy seq2seq model (``Seq2SeqConfig`` defaults, or ``overrides``) and save it.
+
+    Args:
+        models_dir: the models directory; the model goes into ``SEQ2SEQ_DIR_NAME`` there.
+        progress: called as ``progress(epoch, logs)`` after every epoch. Defaults to None.
+        seed: int, the training seed. Defaults to 0.
+        **overrides: ``Seq2SeqConfig`` fields (``epochs=5``).
+
+    Returns:
+        The saved model's ``ModelRef``.
+    """
     model = train_seq2seq(seed=seed, callbacks=[progress] if progress else None, **overrides)
     save_seq2seq(model, pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME)
     return seq2seq_ref(models_dir)
 
 
 def load_seq2seq_model(ref: ModelRef):
+    """The ``Seq2Seq`` saved at ``ref`` (errors as ``models.seq2seq.load_seq2seq``)."""
     return load_seq2seq(ref.path)
 
 
 def default_epochs() -> int:
+    """The epochs ``train_default_seq2seq`` trains for without overrides."""
     return Seq2SeqConfig().epochs
 
 
@@ -103,7 +130,12 @@ def source_choices() -> list[str]:
 
 
 def encode_source(text: str, vocabulary) -> list[int]:
-    """Word ids of a typed source; a ``ValueError`` lists words the model does not know."""
+    """Word ids of a typed source, lowercased and split by ``tokenize``.
+
+    Raises:
+        ValueError: an empty source, more than ``MAX_SOURCE_TOKENS`` words, or words the model does not know
+            (listed, with the model's vocabulary).
+    """
     words = [t.lower() for t in tokenize(text or "")]
     if not words:
         raise ValueError("Type a source sentence, or pick one from the dataset.")
@@ -119,7 +151,16 @@ def encode_source(text: str, vocabulary) -> list[int]:
 
 # -- per-token log-probabilities and diversity -------------------------------------------------------------------
 def token_log_probs(next_log_probs, sequences: list[tuple[int, ...]], bos_id: int = BOS_ID) -> list[np.ndarray]:
-    """Each token's log-probability given its prefix, batched over ``sequences`` (one model call per position)."""
+    """Each token's log-probability given its prefix, batched over ``sequences`` (one model call per position).
+
+    Args:
+        next_log_probs: ``fn(prefixes int (n, t)) -> (n, vocab)`` log-probabilities.
+        sequences: token-id tuples without ``<S>``.
+        bos_id: int, the id every prefix starts with. Defaults to ``BOS_ID``.
+
+    Returns:
+        One float64 `(len(sequence),)` array per sequence.
+    """
     result = [np.zeros(len(s)) for s in sequences]
     for position in range(max((len(s) for s in sequences), default=0)):
         rows = [i for i, s in enumerate(sequences) if len(s) > position]
@@ -159,7 +200,17 @@ def _outputs(hypotheses, next_log_probs, vocabulary) -> list[Output]:
 
 def run_strategies(next_log_probs, vocabulary, settings: DecodeSettings, bos_id: int = BOS_ID,
                    eos_id: int = EOS_ID) -> dict:
-    """Every strategy on one ``next_log_probs`` function (a model on one source, or a table)."""
+    """Every strategy on one ``next_log_probs`` function (a model on one source, or a table).
+
+    Args:
+        next_log_probs: ``fn(prefixes int (n, t)) -> (n, vocab)`` log-probabilities.
+        vocabulary: turns token ids into words.
+        settings: the page's controls.
+        bos_id, eos_id: int, the start and end ids. Default to ``BOS_ID``, ``EOS_ID``.
+
+    Returns:
+        ``{strategy name: StrategyResult}`` for every name in ``STRATEGIES``.
+    """
     s = settings
     greedy_result, greedy_trace = greedy(next_log_probs, bos_id, eos_id, s.max_len, return_trace=True)
     beams, beam_trace = beam_search(next_log_probs, bos_id, eos_id, s.max_len, beam_size=s.beam_size,
@@ -186,6 +237,11 @@ def run_strategies(next_log_probs, vocabulary, settings: DecodeSettings, bos_id:
 def compare_strategies(model, source: str, settings: DecodeSettings) -> DecodingView:
     """Decode ``source`` with every strategy (see the module docstring).
 
+    Args:
+        model: a trained ``Seq2Seq`` carrying its ``vocabulary``.
+        source: the typed source sentence.
+        settings: the page's controls.
+
     Raises:
         ValueError: an empty source, or words the model does not know (listed).
     """
@@ -196,7 +252,7 @@ def compare_strategies(model, source: str, settings: DecodeSettings) -> Decoding
 
 
 def outputs_table(result: StrategyResult) -> pd.DataFrame:
-    """``output, log_prob, score, tokens`` per output; the per-token column reads ``word (−0.12)``."""
+    """``output, log P, score, finished, per token`` per output; the per-token column reads ``word (−0.12)``."""
     return pd.DataFrame([
         {"output": o.text, "log P": round(o.log_prob, 3), "score": round(o.score, 3), "finished": o.finished,
          "per token": " ".join(f"{t} ({lp:+.2f})" for t, lp in zip(o.tokens["token"], o.tokens["log_prob"]))}

@@ -16,7 +16,8 @@ NODE_ROW_PX = 22
 
 
 def beam_tree(layout, title: str = "beam search") -> go.Figure:
-    """Nodes at (step, row); edges coloured by fate: kept (blue), finished with </S> (green), pruned (grey)."""
+    """The ``search_views.TreeLayout`` of a trace: nodes at (step, row); edges coloured by fate: kept (blue),
+    finished with </S> (green), pruned (grey)."""
     fig = go.Figure()
     for status, (colour, width, dash, _) in STATUS_STYLE.items():
         part = layout.edges[layout.edges["status"] == status]
@@ -58,6 +59,11 @@ def step_distribution(distribution, title: str, top_k: int | None = None, top_p:
 
     The cut is drawn as a dashed vertical line after the last kept token; for nucleus sampling the running
     total and the line at ``top_p`` show where it reaches ``p``.
+
+    Args:
+        distribution: a ``search_views.StepDistribution``.
+        title: str, the strategy's name.
+        top_k, top_p: the cut's setting, for the labels (None: not that kind of cut). Default to None.
     """
     table = distribution.table
     labels = [escape(t) for t in table["token_label"]]

@@ -20,6 +20,8 @@ from elmo_keras.explorer.search_views import StepDistribution, TreeLayout, step_
 
 @dataclass(frozen=True)
 class ExampleView:
+    """One worked example as the page shows it: tables, a conclusion computed from them, a tree or a chart."""
+
     name: str
     title: str
     description: str
@@ -111,7 +113,11 @@ def _nucleus(ex: WorkedExample) -> ExampleView:
 
 
 def example_view(name: str) -> ExampleView:
-    """The tables, conclusion and (where useful) tree or distribution of one worked example."""
+    """The tables, conclusion and (where useful) tree or distribution of one worked example.
+
+    Raises:
+        ValueError: an unknown ``name`` (the known ones are listed).
+    """
     ex = _by_name(name)
     build = {"greedy_trap": _greedy_trap, "same_branch_beam": _same_branch_beam, "nucleus": _nucleus}
     return build[ex.name](ex)

@@ -27,8 +27,8 @@ MIX_EPOCHS = 30
 MIX_LEARNING_RATE = 0.02
 MIX_BATCH_SIZE = 256
 # Weighted mean layers of the two tasks must differ by more than this before a finding names a direction: on the
-# toy model, seeds 0-5 moved their difference between -0.09 and +0.02 (one seed reversed it), and a single run
-# cannot measure its own seed-to-seed spread.
+# toy model another seed can move their difference, even reverse it, and a single run cannot measure its own
+# seed-to-seed spread, so the margin sits above the spread seen across seeds.
 DIRECTION_MARGIN = 0.15
 
 
@@ -43,6 +43,7 @@ class MixHead:
 
     @property
     def weights(self) -> np.ndarray:
+        """``softmax(scalar_parameters)``: `(L,)` layer weights summing to 1."""
         return softmax(self.scalar_parameters)
 
 
@@ -73,12 +74,15 @@ class TaskReport:
 
 @dataclass(frozen=True)
 class LayerWeightReport:
+    """The layer-weights page's data: one ``TaskReport`` per task the corpus supports, and the findings."""
+
     reports: list  # [TaskReport]
     skipped: list  # reasons a task could not be built on this corpus
     findings: list  # sentences computed from the numbers
 
 
 def softmax(values) -> np.ndarray:
+    """float64 softmax of a `(L,)` vector (shifted by its maximum, so large values do not overflow)."""
     values = np.asarray(values, dtype=np.float64)
     exp = np.exp(values - values.max())
     return exp / exp.sum()
@@ -92,6 +96,12 @@ def fit_mix_and_probes(task: ProbeTask, seed: int = 0, epochs: int = MIX_EPOCHS,
     per layer ``j`` on ``h_j`` alone. They share no weights, and Adam updates every weight on its own, so one
     ``fit`` on the summed losses trains each exactly as a separate ``fit`` with the same batches would; the
     probes are thus trained like for like with the mix.
+
+    Args:
+        task: the task's frozen features and labels.
+        seed: int, seeds Keras (weights, shuffling). Defaults to 0.
+        epochs: int. Defaults to ``MIX_EPOCHS``.
+        learning_rate: float, Adam's. Defaults to ``MIX_LEARNING_RATE``.
 
     Returns:
         ``(MixHead, probe held-out accuracies (L,))``.
@@ -126,7 +136,16 @@ def _accuracy(layer_logits, bias, labels, scalar_parameters, gamma) -> float:
 
 
 def rescore(report: TaskReport, scalar_parameters, gamma: float) -> float:
-    """Held-out accuracy of the trained head on ``gamma · Σ softmax(scalar_parameters)_j h_j`` (NumPy only)."""
+    """Held-out accuracy of the trained head on ``gamma · Σ softmax(scalar_parameters)_j h_j`` (NumPy only).
+
+    Args:
+        report: a trained task's report (its ``layer_logits`` `(L, n_test, C)` and head bias).
+        scalar_parameters: `(L,)` raw ``s`` (before the softmax).
+        gamma: float, ``γ``.
+
+    Raises:
+        ValueError: ``scalar_parameters`` does not have one value per layer.
+    """
     scalar_parameters = np.asarray(scalar_parameters, dtype=np.float64)
     if scalar_parameters.shape != (report.num_layers,):
         raise ValueError(f"scalar_parameters must have {report.num_layers} values, "
@@ -135,7 +154,7 @@ def rescore(report: TaskReport, scalar_parameters, gamma: float) -> float:
 
 
 def task_report(task: ProbeTask, seed: int = 0) -> TaskReport:
-    """Train the mix and the probes for one task."""
+    """Train the mix and the probes for one task (``fit_mix_and_probes``) and score them on its held-out part."""
     head, probes = fit_mix_and_probes(task, seed)
     layer_logits = np.einsum("nld,dc->lnc", task.test_features.astype(np.float64), head.kernel)  # (L, n, C)
     return TaskReport(
@@ -202,7 +221,16 @@ def findings(reports: list) -> list[str]:
 
 
 def layer_weight_report(model, corpus: pd.DataFrame, seed: int = 0) -> LayerWeightReport:
-    """The layer-weights page's one service call: activations once, both tasks, findings."""
+    """The layer-weights page's one service call: activations once, both tasks, findings.
+
+    A task the corpus cannot support (no held-out examples, one label) is skipped and its reason kept in
+    ``skipped``.
+
+    Args:
+        model: a trained ``BiLanguageModel``.
+        corpus: the working corpus (POS tags and sense labels).
+        seed: int, the training seed of every task. Defaults to 0.
+    """
     activations = corpus_activations(model, corpus)
     reports, skipped = [], []
     for build in (pos_task, sense_task):

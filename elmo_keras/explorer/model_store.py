@@ -52,6 +52,7 @@ class ModelRef:
 
     @property
     def path(self) -> pathlib.Path:
+        """The model's directory, ``directory/name``."""
         return pathlib.Path(self.directory) / self.name
 
 
@@ -116,7 +117,7 @@ def read_info(path: pathlib.Path) -> ModelInfo | None:
     return ModelInfo(
         ref=ref,
         preset=str(summary.get("preset") or preset_of(config)),
-        token_input=str(config.get("token_input", config.get("encoder", "?"))),  # "encoder": saved before
+        token_input=str(config.get("token_input", config.get("encoder", "?"))),  # "encoder": token_input's other name
         corpus=str(summary.get("corpus") or "unknown corpus"),
         num_sentences=summary.get("num_sentences"),
         num_tokens=summary.get("num_tokens"),
@@ -148,6 +149,11 @@ def validate_model_name(name: str, directory: str | os.PathLike | None = None, o
 
     A name is 1–64 letters, digits, ``-`` or ``_``, not a reserved name; it must not exist in ``directory``
     unless ``overwrite``.
+
+    Args:
+        name: the name typed.
+        directory: the models directory to check for an existing model. Defaults to None (no check).
+        overwrite: bool, allow an existing name. Defaults to False.
     """
     name = (name or "").strip()
     if not name:
@@ -214,7 +220,21 @@ class ModelsUnloadableError(ValueError):
 
 def save_model(model, directory: str | os.PathLike, name: str, preset: str | None = None,
                corpus: str | None = None, overwrite: bool = True) -> ModelRef:
-    """Save ``model`` as ``directory/name`` (the preset and corpus description go into ``training.json``)."""
+    """Save ``model`` as ``directory/name`` (the preset and corpus description go into ``training.json``).
+
+    Args:
+        model: a trained ``BiLanguageModel``.
+        directory: the models directory.
+        name: the model's name (``validate_model_name``).
+        preset, corpus: str, recorded for the sidebar. Default to None (not recorded).
+        overwrite: bool, replace a model of the same name. Defaults to True.
+
+    Returns:
+        The saved model's ``ModelRef``.
+
+    Raises:
+        ValueError: a bad name (``validate_model_name``); saving errors as ``save_model_dir``.
+    """
     name = validate_model_name(name, directory, overwrite=overwrite)
     summary = dict(model.training_summary or {})
     if preset is not None:

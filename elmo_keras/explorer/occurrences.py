@@ -30,9 +30,11 @@ class OrderedOccurrences:
 
     @property
     def count(self) -> int:
+        """Number of occurrences (corpus and typed)."""
         return len(self.occurrences.senses)
 
     def snippets(self, context: int = SNIPPET_CONTEXT) -> list[str]:
+        """One ``snippet`` per occurrence, in order."""
         return [snippet(s, p, context) for s, p in zip(self.occurrences.sentences, self.occurrences.positions)]
 
 
@@ -49,7 +51,13 @@ def split_typed(text: str, word: str) -> tuple[list[str], list[str]]:
 
 
 def snippet(tokens, position: int, context: int = SNIPPET_CONTEXT) -> str:
-    """``"…sat on the BANK of the…"``: the target upper-cased with ``context`` words either side."""
+    """``"…sat on the BANK of the…"``: the target upper-cased with ``context`` words either side.
+
+    Args:
+        tokens: the sentence's tokens.
+        position: int, the target's index in ``tokens``.
+        context: int, words shown either side. Defaults to ``SNIPPET_CONTEXT``.
+    """
     start, end = max(0, position - context), min(len(tokens), position + context + 1)
     words = [t.upper() if i == position else t for i, t in enumerate(tokens[start:end], start=start)]
     return ("…" if start > 0 else "") + " ".join(words) + ("…" if end < len(tokens) else "")
@@ -69,6 +77,13 @@ def _take(occurrences: WordOccurrences, index) -> WordOccurrences:
 
 def ordered_occurrences(model, corpus: pd.DataFrame, word: str, typed_text: str = "") -> OrderedOccurrences:
     """Embed every occurrence of ``word`` in ``corpus`` and the typed lines containing it, ordered by sense.
+
+    Args:
+        model: a trained ``BiLanguageModel``.
+        corpus: the working corpus.
+        word: the word to follow (case-insensitive).
+        typed_text: sentences typed on the page, one per line; lines without the word are returned as
+            ``rejected_typed``. Defaults to ``""``.
 
     Raises:
         ValueError: no word chosen, or the word occurs nowhere (neither in the corpus nor in a typed line).
@@ -90,7 +105,15 @@ def ordered_occurrences(model, corpus: pd.DataFrame, word: str, typed_text: str 
 
 
 def subsample_per_sense(senses, per_sense: int | None) -> np.ndarray:
-    """Indices keeping at most ``per_sense`` occurrences of each sense (evenly spaced), typed ones always kept."""
+    """Indices keeping at most ``per_sense`` occurrences of each sense (evenly spaced), typed ones always kept.
+
+    Args:
+        senses: `n` sense labels.
+        per_sense: int, or None to keep everything.
+
+    Returns:
+        Sorted int indices into ``senses``.
+    """
     senses = np.asarray(senses)
     if per_sense is None:
         return np.arange(len(senses))

@@ -37,6 +37,7 @@ class ProbeTask:
 
     @property
     def num_layers(self) -> int:
+        """``L``, the biLM's layers (``num_layers + 1``)."""
         return int(self.train_features.shape[1])
 
     @property
@@ -68,7 +69,15 @@ def _task(name, title, kind, examples) -> ProbeTask:
 
 
 def pos_task(corpus: pd.DataFrame, activations: list[np.ndarray]) -> ProbeTask:
-    """Token-level POS tagging over sentences with one tag per token."""
+    """Token-level POS tagging over sentences with one tag per token.
+
+    Args:
+        corpus: the working corpus.
+        activations: ``corpus_activations(model, corpus)``, one `(L, tokens, D)` array per row.
+
+    Raises:
+        ValueError: no ``train`` or no ``heldout`` examples, or fewer than two training labels.
+    """
     examples = [
         (row.split, layers.transpose(1, 0, 2), list(row.pos))  # (tokens, L, D)
         for row, layers in zip(corpus.itertuples(index=False), activations)
@@ -78,7 +87,10 @@ def pos_task(corpus: pd.DataFrame, activations: list[np.ndarray]) -> ProbeTask:
 
 
 def sense_task(corpus: pd.DataFrame, activations: list[np.ndarray]) -> ProbeTask:
-    """The sense of the target word in every labelled sentence (label ``word:sense``)."""
+    """The sense of the target word in every labelled sentence (label ``word:sense``).
+
+    Args and Raises as ``pos_task``.
+    """
     examples = [
         (row.split, layers[:, row.target_index][None], [f"{row.word}:{row.sense}"])  # (1, L, D)
         for row, layers in zip(corpus.itertuples(index=False), activations)

@@ -43,6 +43,14 @@ def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_com
              seed: int = 0) -> ProjectionView:
     """Project ``word``'s occurrences to ``n_components`` (2 or 3) dimensions per layer.
 
+    Args:
+        model: a trained ``BiLanguageModel``.
+        corpus: the working corpus.
+        word: the word to follow (case-insensitive).
+        typed_text: extra sentences, one per line (``occurrences.ordered_occurrences``). Defaults to ``""``.
+        n_components: int, 2 or 3. Defaults to 2.
+        seed: int, PCA's ``random_state``. Defaults to 0.
+
     Raises:
         ValueError: ``n_components`` not 2 or 3, no word, the word occurs nowhere, or fewer than 2 occurrences.
     """

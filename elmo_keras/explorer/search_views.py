@@ -22,6 +22,8 @@ ROOT_LABEL = "<S>"
 
 @dataclass(frozen=True)
 class TreeLayout:
+    """A search tree ready to draw: one row per node shown and one per edge (see the module docstring)."""
+
     nodes: pd.DataFrame  # node (token-id tuple), step, label, text, status, token_prob, log_prob, score, rank, y
     edges: pd.DataFrame  # step, x0, y0, x1, y1, status
     hidden_pruned: dict  # step → number of pruned extensions not drawn
@@ -32,6 +34,11 @@ def tree_layout(trace: DecodeTrace, vocabulary=None, pruned_per_parent: int = 2)
 
     Leaves take consecutive rows in depth-first order (children by rank), a parent sits at the mean of its
     children, so branches never cross and a dropped branch stays visibly in place.
+
+    Args:
+        trace: the ``DecodeTrace`` of a search.
+        vocabulary: turns token ids into labels. Defaults to None (ids shown).
+        pruned_per_parent: int, pruned extensions drawn per parent, best first. Defaults to 2.
     """
     root = {"node": (), "step": 0, "label": ROOT_LABEL, "text": ROOT_LABEL, "status": "kept",
             "token_prob": 1.0, "log_prob": 0.0, "score": 0.0, "rank": 0}
@@ -74,6 +81,8 @@ def tree_layout(trace: DecodeTrace, vocabulary=None, pruned_per_parent: int = 2)
 
 @dataclass(frozen=True)
 class StepDistribution:
+    """One step's next-token distribution for one hypothesis, with the top-k / nucleus cut."""
+
     table: pd.DataFrame  # token_label, prob, cumulative, filtered_prob, kept (most probable first)
     kept: int  # tokens inside the cut (over the whole vocabulary)
     kept_mass: float  # probability mass inside the cut (before renormalising)
@@ -84,6 +93,13 @@ class StepDistribution:
 def step_distribution(trace: DecodeTrace, step_index: int, row: int = 0, vocabulary=None,
                       top: int = 15) -> StepDistribution:
     """The next-token distribution of live hypothesis ``row`` at ``trace.steps[step_index]``.
+
+    Args:
+        trace: the ``DecodeTrace`` of a sampling (or search) run.
+        step_index: int, index into ``trace.steps``.
+        row: int, the live hypothesis. Defaults to 0.
+        vocabulary: turns token ids into labels. Defaults to None (ids shown).
+        top: int, tokens listed in ``table`` (most probable first). Defaults to 15.
 
     Raises:
         ValueError: ``step_index`` or ``row`` outside the trace.

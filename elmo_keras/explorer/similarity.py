@@ -165,6 +165,14 @@ def context_similarity(model, corpus: pd.DataFrame, word: str, typed_text: str =
                        per_sense: int | None = DEFAULT_PER_SENSE) -> SimilarityView:
     """Per-layer similarity matrices and summary for ``word`` (see the module docstring).
 
+    Args:
+        model: a trained ``BiLanguageModel``.
+        corpus: the working corpus.
+        word: the word to follow (case-insensitive).
+        typed_text: extra sentences, one per line (``occurrences.ordered_occurrences``). Defaults to ``""``.
+        per_sense: int, occurrences of each sense shown in the matrices, or None for all. Defaults to
+            ``DEFAULT_PER_SENSE``.
+
     Raises:
         ValueError: no word, or the word occurs neither in the corpus nor in a typed line.
     """

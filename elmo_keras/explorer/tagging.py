@@ -23,14 +23,14 @@ from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
 from elmo_keras.models import train_bilm
-from elmo_keras.tagging.experiments import summarize
+from elmo_keras.tagging.experiments import shipped_results, summarize
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
 from elmo_keras.tagging.schemes import allowed_transitions
 from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
 from elmo_keras.text.tokenizer import tokenize
 
 MAX_SENTENCE_TOKENS = 30
-# first-use training sizes: seconds on 2 CPU cores, not the experiments' settings
+# first-use training sizes: small enough that a first visit waits little, not the experiments' settings
 BILM_EPOCHS = 2
 TAGGER_EPOCHS = 5
 TAGLM_EPOCHS = 8
@@ -49,7 +49,7 @@ class TaggingView:
         ner: token, viterbi, argmax, argmax_invalid (bool: the argmax tag cannot follow the previous one).
         top_paths: rank, tags (space-joined), score, probability.
         marginals: `(tokens, labels)` probabilities (rows sum to 1), columns = labels.
-        transitions: `(labels, labels)` transition scores [from, to], None where disallowed.
+        transitions: `(labels, labels)` transition scores [from, to], NaN where disallowed.
         allowed: `(labels, labels)` bool.
         labels: TagLM's labels in id order.
     """
@@ -78,7 +78,18 @@ def tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | No
 def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,
                           bilm_epochs: int = BILM_EPOCHS, tagger_epochs: int = TAGGER_EPOCHS,
                           taglm_epochs: int = TAGLM_EPOCHS) -> tuple[ModelRef, ModelRef]:
-    """Train the page's taggers on the shipped toy data (seconds) and save them; returns their refs."""
+    """Train the page's taggers on the shipped toy data (small sizes, see the constants) and save them.
+
+    Args:
+        models_dir: the models directory; the taggers go into ``TAGGER_DIR_NAME`` and ``TAGLM_DIR_NAME``.
+        progress: called as ``progress(finished steps, what runs now)`` before each step and at the end.
+            Defaults to None.
+        seed: int, the training seed. Defaults to 0.
+        bilm_epochs, tagger_epochs, taglm_epochs: int, the three trainings' epochs.
+
+    Returns:
+        ``(multi-task tagger, TagLM)`` refs.
+    """
 
     def report(step):
         if progress is not None:
@@ -112,6 +123,7 @@ class TaggerTraining(BackgroundJob):
 
     @property
     def fraction(self) -> float:
+        """Share of the training steps finished, for the progress bar."""
         return min(1.0, self.step / len(TRAINING_STEPS))
 
     def status(self) -> str:
@@ -122,6 +134,7 @@ class TaggerTraining(BackgroundJob):
 
 
 def load_tagger_model(ref: ModelRef):
+    """The tagger saved at ``ref`` (errors as ``tagging.persistence.load_tagger``)."""
 
     return load_tagger(ref.path)
 
@@ -146,7 +159,17 @@ def typed_sentence_tokens(text: str) -> list[str]:
 
 
 def tag_sentence(multitask, taglm, text: str, top_k: int = 5) -> TaggingView:
-    """Everything the page shows for ``text`` (see ``TaggingView``)."""
+    """Everything the page shows for ``text`` (see ``TaggingView``).
+
+    Args:
+        multitask: the multi-task POS + frame tagger.
+        taglm: TagLM, whose first task has a CRF head.
+        text: the typed sentence (split by ``tokenize``).
+        top_k: int, Viterbi paths listed. Defaults to 5.
+
+    Raises:
+        ValueError: an empty sentence, or more than ``MAX_SENTENCE_TOKENS`` tokens.
+    """
 
     tokens = typed_sentence_tokens(text)
     tags = multitask.predict_tags([tokens])
@@ -186,16 +209,25 @@ def tag_sentence(multitask, taglm, text: str, top_k: int = 5) -> TaggingView:
 
 def invalid_steps(tag_ids, allowed, allowed_start, allowed_end) -> list[bool]:
     """Per token: whether the step into it (from the sentence start for the first) is not allowed, or, for the
-    last token, the step out of it to the sentence end."""
+    last token, the step out of it to the sentence end.
+
+    Args:
+        tag_ids: int `(tokens,)` tag ids of one sentence.
+        allowed: bool `(labels, labels)` [from, to]; allowed_start, allowed_end: bool `(labels,)`.
+    """
     flags = [not allowed_start[tag_ids[0]]] + [not allowed[a, b] for a, b in zip(tag_ids[:-1], tag_ids[1:])]
     flags[-1] = flags[-1] or not allowed_end[tag_ids[-1]]
     return [bool(flag) for flag in flags]
 
 
+def shipped_experiments() -> dict | None:
+    """The tagging experiments shipped with the package (``tools/run_tagging_experiments.py``), or None."""
+    return shipped_results()
+
+
 def experiment_tables(results: dict) -> dict[str, pd.DataFrame]:
     """The shipped experiments as mean ± std tables: ``{"multitask", "taglm", "crf"}`` → DataFrame with one
     row per condition and ``<score> mean`` / ``<score> std`` columns."""
-
     columns = {"multitask": ("accuracy", "label_f1"), "taglm": ("span_f1", "accuracy"),
                "crf": ("span_f1", "invalid_sentences", "invalid_transitions")}
     tables = {}

@@ -33,7 +33,12 @@ def marginals_heatmap(marginals: pd.DataFrame) -> go.Figure:
 
 
 def transitions_heatmap(transitions: pd.DataFrame, allowed: np.ndarray) -> go.Figure:
-    """The learned transition scores [from, to]; disallowed cells are blank and marked ✕ (probability 0)."""
+    """The learned transition scores [from, to]; disallowed cells are blank and marked ✕ (probability 0).
+
+    Args:
+        transitions: `(labels, labels)` scores, labels as index and columns (``TaggingView.transitions``).
+        allowed: bool `(labels, labels)`.
+    """
     labels = [escape(label) for label in transitions.columns]
     values = transitions.to_numpy(dtype=float)
     text = np.where(allowed, np.round(np.nan_to_num(values), 1).astype(str), "✕")
@@ -52,7 +57,14 @@ def transitions_heatmap(transitions: pd.DataFrame, allowed: np.ndarray) -> go.Fi
 
 def experiment_bars(table: pd.DataFrame, score: str, title: str, axis_title: str | None = None) -> go.Figure:
     """One bar per condition: the mean of ``score`` over seeds with ± one standard deviation (conditions in
-    baseline/method pairs, coloured grey/blue)."""
+    baseline/method pairs, coloured grey/blue).
+
+    Args:
+        table: one of ``tagging.experiment_tables``' tables (``condition``, ``<score> mean``, ``<score> std``).
+        score: str, the score column's name.
+        title: str, the chart's title.
+        axis_title: str, the y axis title. Defaults to None (``score``).
+    """
     colours = [CONDITION_COLOURS[i % len(CONDITION_COLOURS)] for i in range(len(table))]  # baseline, method, …
     figure = go.Figure(go.Bar(
         x=table["condition"], y=table[f"{score} mean"],

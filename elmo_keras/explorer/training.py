@@ -38,7 +38,17 @@ def preset_names() -> list[str]:
 
 @dataclass(frozen=True)
 class TrainingSettings:
-    """What the training form asks for."""
+    """What the training form asks for.
+
+    Attributes:
+        preset: a key of ``PRESETS``.
+        epochs: int ≥ 1.
+        learning_rate: float, finite and > 0.
+        seed: int.
+
+    Raises:
+        ValueError: an unknown preset, or a bad ``epochs`` or ``learning_rate`` (named).
+    """
 
     preset: str = DEFAULT_PRESET
     epochs: int = 30
@@ -72,9 +82,11 @@ class LiveHistory:
 
     @property
     def fraction(self) -> float:
+        """Share of ``total_epochs`` finished, for the progress bar."""
         return min(1.0, len(self.logs) / max(self.total_epochs, 1))
 
     def frame(self) -> pd.DataFrame:
+        """The epochs so far as ``history_frame``'s long table."""
         return history_frame(self.logs)
 
 
@@ -115,7 +127,16 @@ def history_frame(logs: list[dict] | dict) -> pd.DataFrame:
 
 
 def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: Progress | None = None):
-    """Train a biLM on the corpus's ``train`` rows (held-out perplexity on its ``heldout`` rows, if any)."""
+    """Train a biLM on the corpus's ``train`` rows (held-out perplexity on its ``heldout`` rows, if any).
+
+    Args:
+        corpus: the working corpus.
+        settings: preset, epochs, learning rate and seed.
+        progress: called as ``progress(epoch, logs)`` after every epoch. Defaults to None.
+
+    Raises:
+        ValueError: no ``train`` rows; training errors as ``train_bilm``.
+    """
     train, heldout = split_sentences(corpus)
     return train_bilm(
         corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,
@@ -125,7 +146,18 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
 
 def train_and_save(corpus: pd.DataFrame, settings: TrainingSettings, directory: str | os.PathLike, name: str,
                    corpus_label: str, progress: Progress | None = None, overwrite: bool = False) -> ModelRef:
-    """Validate the name first (no training is wasted on a bad name), train, then save as ``directory/name``."""
+    """Validate the name first (no training is wasted on a bad name), train, then save as ``directory/name``.
+
+    Args:
+        corpus, settings, progress: as ``train_on_corpus``.
+        directory: the models directory.
+        name: the model's name (``model_store.validate_model_name``).
+        corpus_label: str, the corpus's description saved in ``training.json`` (shown in the sidebar).
+        overwrite: bool, replace a model of the same name. Defaults to False.
+
+    Raises:
+        ValueError: a bad or taken name (before training), or as ``train_on_corpus``.
+    """
     name = validate_model_name(name, directory, overwrite=overwrite)
     model = train_on_corpus(corpus, settings, progress)
     return save_model(model, directory, name, preset=settings.preset, corpus=corpus_label, overwrite=True)
@@ -149,6 +181,7 @@ class BackgroundTraining(BackgroundJob):
 
     @property
     def ref(self) -> ModelRef | None:
+        """The saved model's ``ModelRef`` once the job has succeeded, else None."""
         return self.result
 
     def status(self) -> str:

@@ -117,15 +117,17 @@ def _text_records(text: str) -> list[dict]:
 def parse_corpus_upload(filename: str, data: bytes) -> CorpusUpload:
     """The corpus of an uploaded file, with warnings about labels it dropped.
 
+    ``filename`` names the file in messages (and ``.tsv`` marks a TSV); ``data`` holds its bytes.
+
     Plain text: one sentence per line (blank lines skipped), all unlabelled, split ``train``. TSV: a header
     row naming ``sentence`` (with any of ``word, sense, split, pos``, or alone in a ``.tsv`` file); ``word`` +
     ``sense`` label a
     row, and a row (or a file) with only one of them is unlabelled and named in ``warnings``.
 
     Raises:
-        ValueError: empty, larger than 5 MB, binary, not UTF-8, a malformed row (named), more than
-            ``MAX_SENTENCES`` sentences, or no sentence containing a target word (bank, play, right) or a
-            labelled word.
+        ValueError: empty, larger than ``MAX_UPLOAD_BYTES`` (5 MiB), binary, not UTF-8, a malformed row (named),
+            more than ``MAX_SENTENCES`` sentences, or no sentence containing a target word (bank, play, right) or
+            a labelled word.
     """
     text = decode_text(filename, data)
     is_tsv = _is_tsv(filename, text)

@@ -38,6 +38,7 @@ from elmo_keras.layers.crf_math import (
     sequence_score,
     viterbi,
 )
+from elmo_keras.layers.input_checks import first_token_after_padding
 
 INITIAL_SCORE_RANGE = 0.1  # variables start uniform in ±0.1 (as pytorch-crf)
 PAD_TAG = -1  # padding in the ``y_true`` of ``CRF.loss``
@@ -297,8 +298,8 @@ def _checked_constraints(constraints, num_tags):
 def _check_mask_values(mask):
     """Eagerly, a ``ValueError`` for a mask row with no real token or with a real token after padding.
 
-    (``input_checks.check_left_aligned`` makes the second check for the LSTMs, with a message about padding
-    ids; a CRF's padding comes from tags, so the message here speaks of the mask.)
+    The second check is ``input_checks.first_token_after_padding``, as for the LSTMs; a CRF's padding comes from
+    tags, not ids, so the message here speaks of the mask.
     """
     if not is_eager(mask):
         return
@@ -306,10 +307,10 @@ def _check_mask_values(mask):
     empty = np.flatnonzero(~values.any(axis=1))
     if empty.size:
         raise ValueError(f"CRF mask row {empty[0]} has no real token: every sentence needs at least one")
-    gaps = values[:, 1:] & ~values[:, :-1]
-    if gaps.any():
-        row, step = np.argwhere(gaps)[0]
+    found = first_token_after_padding(values)
+    if found is not None:
+        row, step = found
         raise ValueError(
-            f"CRF mask row {row} has a real token at step {step + 1} after padding: masks must be right-padded "
+            f"CRF mask row {row} has a real token at step {step} after padding: masks must be right-padded "
             "(true for the real tokens, then false)"
         )

@@ -46,6 +46,15 @@ def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:
         )
 
 
+def first_token_after_padding(mask: np.ndarray) -> tuple[int, int] | None:
+    """``(row, step)`` of the first real token that follows padding in a `(batch, time)` bool mask, or None."""
+    gaps = mask[:, 1:] & ~mask[:, :-1]  # a real token right after padding
+    if not gaps.any():
+        return None
+    row, step = np.argwhere(gaps)[0]
+    return int(row), int(step) + 1
+
+
 def check_left_aligned(mask, layer: str) -> None:
     """Raise ``ValueError`` if a row of the `(batch, time)` mask has a real token after padding (eager only).
 
@@ -58,11 +67,10 @@ def check_left_aligned(mask, layer: str) -> None:
     """
     if mask is None or not is_eager(mask):
         return
-    values = ops.convert_to_numpy(mask).astype(bool)
-    gaps = values[:, 1:] & ~values[:, :-1]  # a real token right after padding
-    if gaps.any():
-        row, step = np.argwhere(gaps)[0]
+    found = first_token_after_padding(ops.convert_to_numpy(mask).astype(bool))
+    if found is not None:
+        row, step = found
         raise ValueError(
-            f"{layer}: row {row} has a real token at step {step + 1} after padding; padding (id 0 / all-zero "
+            f"{layer}: row {row} has a real token at step {step} after padding; padding (id 0 / all-zero "
             "character rows) must come after a sentence's last token, so remove padding ids inside sentences"
         )

@@ -25,15 +25,19 @@ class ShuffledBatches(keras.utils.PyDataset):
     ``train_bilm`` feeds ``fit`` from ``training_batches``: on TensorFlow a ``tf.data`` pipeline that
     gathers this plan's rows from the encoded corpus (no Python in the loop: a Python generator behind
     ``tf.data`` stalls the end of every epoch while its pipeline is torn down); elsewhere this ``PyDataset``
-    itself. Items are ``(inputs, targets)`` as ``lm_inputs_and_targets`` makes them.
+    itself.
 
     Args:
-        sentences: token lists.
+        sentences: non-empty token lists (``list[list[str]]``), without ``<S>``/``</S>``.
         vocabulary: the ``Vocabulary`` of the targets (and of the inputs for ``"word"``).
         token_input: ``"word"`` or ``"char"`` (``text.batching``).
-        batch_size: sentences per batch (int).
-        seed: int, default 0: the shuffling seed (epoch ``e`` uses ``[seed, e]``).
-        pool_batches: int, default 8: batches per length-sorted pool.
+        batch_size: int, sentences per batch.
+        seed: int, the shuffling seed (epoch ``e`` uses ``[seed, e]``). Defaults to 0.
+        pool_batches: int, batches per length-sorted pool. Defaults to 8.
+
+    Items (``dataset[i]``) are ``(inputs, targets)`` as ``lm_inputs_and_targets`` makes them: int32 word ids
+    `(batch_size, time)` or character ids `(batch_size, time, 50)`, and int32 word ids `(batch_size, time)`,
+    ``time`` = the batch's longest sentence + 2.
     """
 
     def __init__(self, sentences, vocabulary, token_input, batch_size, seed=0, pool_batches=8):
@@ -92,6 +96,14 @@ def training_batches(batches: ShuffledBatches, epochs: int):
 
     The gathered pipeline holds the whole encoded corpus in memory; past ``MAX_GATHERED_BYTES`` (a large
     character-level corpus) the ``PyDataset`` itself is used, which encodes batch by batch.
+
+    Args:
+        batches: the epoch plan and the corpus.
+        epochs: int, epochs to plan (the gathered pipeline holds every epoch's batch order).
+
+    Returns:
+        On TensorFlow (within the memory bound) a ``tf.data.Dataset`` of ``(inputs, targets)`` with the shapes of
+        ``ShuffledBatches``' items; otherwise ``batches`` itself.
     """
     longest = max(len(s) for s in batches.sentences) + 2
     row_bytes = longest * (MAX_CHARS_PER_TOKEN if batches.token_input == "char" else 1) * 4

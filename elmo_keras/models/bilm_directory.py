@@ -12,6 +12,13 @@ from elmo_keras.models.presets import BiLMConfig
 def load_bilm(directory: str | os.PathLike):
     """Load a model directory written by ``BiLanguageModel.save(dir)`` / ``python -m elmo_keras train``.
 
+    Args:
+        directory: the model directory (``model.keras``, ``vocabulary.json``, optional ``training.json``).
+
+    Returns:
+        The ``BiLanguageModel``, compiled, with ``vocabulary``, ``training_summary`` and ``config`` (a
+        ``BiLMConfig``, or None when ``training.json`` has none) set.
+
     Raises:
         FileNotFoundError: the directory or one of its files is missing (the message names it).
         ValueError: a file is corrupted or is not what it should be, or ``training.json``'s config disagrees with

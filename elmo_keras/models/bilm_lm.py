@@ -13,7 +13,24 @@ from elmo_keras.text.vocabulary import PAD_ID
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
 class Perplexity(keras.metrics.Mean):
-    """Token-weighted mean cross-entropy, reported as ``exp(mean)``."""
+    """``perplexity = exp(sum(w_i * loss_i) / sum(w_i))``: a weighted mean cross-entropy, reported as its ``exp``.
+
+    ``BiLanguageModel`` feeds it one mean loss per batch weighted by the batch's real target tokens, so the
+    result is the per-token perplexity of everything seen since the last ``reset_state()``.
+
+    Args:
+        name: str, the metric's name. Defaults to ``"mean"`` (``keras.metrics.Mean``'s).
+        dtype: the metric's dtype. Defaults to None (float32).
+
+    ``update_state(values, sample_weight=None)``: ``values`` are mean cross-entropies in nats, a scalar or
+    `(n,)`; ``sample_weight`` the matching token counts, same shape (None: weight 1 each).
+
+    Example:
+        >>> metric = Perplexity()
+        >>> metric.update_state([1.0, 2.0], sample_weight=[3.0, 1.0])  # 1.25 nats per token
+        >>> round(float(metric.result()), 4)
+        3.4903
+    """
 
     def result(self):
         return ops.exp(super().result())
@@ -30,19 +47,37 @@ class BiLanguageModel(keras.Model):
     ``forward_perplexity`` and ``backward_perplexity`` are reported as metrics.
 
     Args:
-        bilm: a ``BiLM`` layer (or its serialized config).
-        vocab_size: size of the output vocabulary (word ids, ``PAD_ID`` = 0 never predicted).
-        dropout: dropout on the top layer before the softmax, training only.
+        bilm: a ``BiLM`` layer (or its serialized config, a dict).
+        vocab_size: int ≥ 5, size of the output vocabulary (the 4 special tokens + words; ``PAD_ID`` = 0 is
+            never a target).
+        dropout: float in ``[0, 1)``, dropout on the top layer before the softmax, training only. Defaults to 0.
 
     Call arguments:
-        inputs: the ``BiLM`` input, boundaries included: word ids `(batch, time)` or char ids `(batch, time, 50)`.
+        inputs: the ``BiLM`` input, boundaries included: int word ids `(batch, time)` or char ids
+            `(batch, time, 50)`.
+        training: bool; dropout only when True. Defaults to None (False).
 
     Returns:
-        ``{"forward_logits": (batch, time, vocab), "backward_logits": (batch, time, vocab), "mask": (batch, time)}``;
-        ``forward_logits[:, t]`` scores token ``t+1``, ``backward_logits[:, t]`` scores token ``t−1``.
+        ``{"forward_logits": (batch, time, vocab), "backward_logits": (batch, time, vocab), "mask": (batch, time)}``
+        (float32 logits, bool mask); ``forward_logits[:, t]`` scores token ``t+1``, ``backward_logits[:, t]``
+        scores token ``t−1``.
 
-    ``fit(x=inputs, y=word_ids)``: ``y`` holds the word ids of the same padded sentences (for a word-level
-    model ``y`` is ``x``).
+    ``fit(x=inputs, y=word_ids)``: ``y`` holds the int word ids `(batch, time)` of the same padded sentences
+    (for a word-level model ``y`` is ``x``).
+
+    Raises:
+        ValueError: ``bilm`` is not a ``BiLM``, ``vocab_size`` is not an int ≥ 5, or ``dropout`` is outside
+            ``[0, 1)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from elmo_keras.layers import WordEmbedding
+        >>> bilm = BiLM(WordEmbedding(20, 8), units=16, projection_dim=8, num_layers=1)
+        >>> model = BiLanguageModel(bilm, vocab_size=20)
+        >>> ids = np.array([[2, 7, 9, 3], [2, 5, 3, 0]])  # <S> … </S>; the second sentence is padded with 0
+        >>> outputs = model(ids)
+        >>> tuple(outputs["forward_logits"].shape), tuple(outputs["backward_logits"].shape)
+        ((2, 4, 20), (2, 4, 20))
     """
 
     def __init__(self, bilm, vocab_size, dropout=0.0, **kwargs):
@@ -91,6 +126,17 @@ class BiLanguageModel(keras.Model):
         return ops.sum(losses * weights) / ops.maximum(count, 1.0), count
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """Forward + backward mean cross-entropy over real target tokens; updates both perplexity metrics.
+
+        Args:
+            x: the inputs, used as the targets when ``y`` is None (a word-level model).
+            y: int word ids `(batch, time)` with boundaries, ``PAD_ID`` where padded.
+            y_pred: the model's output dict (``forward_logits``, ``backward_logits``: `(batch, time, vocab)`).
+            sample_weight: unused (padding is weighted out through ``PAD_ID``).
+
+        Returns:
+            The scalar loss.
+        """
         if y is None:
             y = x
         targets = ops.cast(y, "int32")
@@ -105,7 +151,11 @@ class BiLanguageModel(keras.Model):
         return forward_loss + backward_loss
 
     def save(self, filepath, overwrite=True, **kwargs):
-        """``path.keras`` → a Keras file; any other path → a model directory (weights + vocabulary + config)."""
+        """``path.keras`` → a Keras file; any other path → a model directory (weights + vocabulary + config).
+
+        Raises:
+            ValueError, FileExistsError: for a model directory, as ``models.persistence.save_model_dir``.
+        """
         if str(filepath).endswith(".keras"):
             return super().save(filepath, overwrite=overwrite, **kwargs)
         return save_model_dir(self, filepath)

@@ -15,6 +15,10 @@ ProgressCallback = Callable[[int, dict], None]
 def as_keras_callbacks(callbacks, name: str = "callbacks") -> list[keras.callbacks.Callback]:
     """Keras callbacks as they are, plain functions ``fn(epoch, logs)`` wrapped (epochs counted from 1).
 
+    Args:
+        callbacks: a list of ``keras.callbacks.Callback`` and/or functions ``fn(epoch, logs)``, or None (none).
+        name: str, how error messages name the argument. Defaults to ``"callbacks"``.
+
     Raises:
         TypeError: ``callbacks`` is a single callback or function instead of a list, or an item is neither a
             Keras callback nor callable (named by its index).
@@ -60,6 +64,9 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
     """Raises ``TrainingDivergedError`` as soon as a batch's loss is NaN or infinite.
 
     Keras's own ``TerminateOnNaN`` only stops ``fit``, which then returns a NaN model as if all went well.
+
+    Args:
+        learning_rate: float, the run's learning rate, named in the error as the thing to lower.
     """
 
     def __init__(self, learning_rate: float):
@@ -82,8 +89,13 @@ class StopOnNonFiniteLoss(keras.callbacks.Callback):
 def check_finite_perplexities(scores: dict, learning_rate: float) -> dict:
     """``scores`` (``perplexities``' result on the training corpus) if both are finite.
 
-    A perplexity overflows only past a mean loss of ~709 nats per token, hundreds of times a uniform guess's
-    ``log(vocabulary size)``: the weights are finite but the model has diverged.
+    The float32 perplexity overflows only past a mean loss of about 88.7 nats per token (the log of float32's
+    largest value), far above a uniform guess's ``log(vocabulary size)``: the weights are finite but the model
+    has diverged.
+
+    Args:
+        scores: ``{"forward_perplexity": float, "backward_perplexity": float}``.
+        learning_rate: float, named in the error as the thing to lower.
 
     Raises:
         TrainingDivergedError: naming the learning rate.
@@ -99,6 +111,10 @@ def check_finite_perplexities(scores: dict, learning_rate: float) -> dict:
 
 def check_finite_weights(model: keras.Model, what: str) -> None:
     """Raise if a weight of ``model`` holds NaN or inf.
+
+    Args:
+        model: any ``keras.Model``.
+        what: str, how the error names the model (``"the trained model"``).
 
     Raises:
         TrainingDivergedError: naming ``what`` (e.g. "the trained model"), the variable and the count.

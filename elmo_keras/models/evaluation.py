@@ -13,7 +13,22 @@ from elmo_keras.text.vocabulary import EOS_ID, Vocabulary
 
 
 def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dict:
-    """Forward and backward perplexity of ``model`` on ``sentences`` (token lists or strings)."""
+    """Forward and backward perplexity of ``model`` on ``sentences`` (token lists or strings).
+
+    ``<S>``/``</S>`` are added; each direction's perplexity is over every real target token, ``</S>`` (forward)
+    or ``<S>`` (backward) included. The model's perplexity metrics are reset before and after.
+
+    Args:
+        model: a ``BiLanguageModel`` carrying its ``vocabulary``.
+        sentences: token lists or strings (split by ``tokenize``).
+        batch_size: int, sentences per forward pass. Defaults to 64.
+
+    Returns:
+        ``{"forward_perplexity": float, "backward_perplexity": float}``.
+
+    Raises:
+        TypeError, ValueError: as ``text.sentences.as_token_lists`` (a single str, an empty sentence, ...).
+    """
     sentences = as_token_lists(sentences)
     inputs, targets = lm_inputs_and_targets(sentences, model.vocabulary, model.token_input)
     model.forward_perplexity.reset_state()
@@ -32,7 +47,16 @@ def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dic
 
 
 def unigram_perplexity(train_sentences, eval_sentences, vocabulary: Vocabulary) -> float:
-    """Perplexity of an add-one unigram model (over the vocabulary + ``</S>``) on the forward targets."""
+    """Perplexity of an add-one unigram model (over the vocabulary + ``</S>``) on the forward targets.
+
+    Args:
+        train_sentences: token lists the unigram counts come from.
+        eval_sentences: token lists scored (each contributes its tokens and one ``</S>``).
+        vocabulary: the ``Vocabulary`` mapping tokens to ids (unknown words count as ``<unk>``).
+
+    Returns:
+        ``exp(−mean log P)`` over every token of ``eval_sentences`` and their ``</S>``.
+    """
     counts = Counter()
     for sentence in train_sentences:
         counts.update(vocabulary.encode(sentence) + [EOS_ID])

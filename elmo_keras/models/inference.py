@@ -91,6 +91,6 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
 
 def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
     """``(forward_logits, backward_logits)`` of a ``BiLanguageModel`` on ``inputs`` (as ``bilm_activations``),
-    each `(batch, time, vocab)`."""
+    each float32 `(batch, time, vocab)`, through a graph compiled once per model."""
     forward, backward = _compiled(model, _logits, "graph", np.shape(inputs))(inputs)
     return ops.convert_to_numpy(forward), ops.convert_to_numpy(backward)

@@ -24,7 +24,8 @@ from elmo_keras.text.vocabulary import Vocabulary
 MODEL_FILE = "model.keras"
 VOCABULARY_FILE = "vocabulary.json"
 SUMMARY_FILE = "training.json"
-# what a model directory may hold (the last: a leftover of saves before they were atomic)
+# what a model directory may hold; the last is the temporary file a non-atomic save leaves when interrupted,
+# allowed so that saving can still replace such a directory
 MODEL_DIR_ENTRIES = (MODEL_FILE, VOCABULARY_FILE, SUMMARY_FILE, MODEL_FILE + ".tmp.keras")
 # Keras's deserialization errors: "... config={...}. Exception encountered: <cause>" and
 # "Could not locate class 'X'. ... Full object config: {...}"
@@ -40,8 +41,13 @@ ARCHITECTURE_FIELDS_OF_SEQ2SEQ = ("cell", "embedding_dim", "units", "num_layers"
 def save_model_dir(model, directory: str | os.PathLike) -> pathlib.Path:
     """Write ``model`` into ``directory`` (created if needed), replacing a model saved there before in one step.
 
-    ``model`` is a ``keras.Model`` carrying ``vocabulary``, ``training_summary`` and ``config`` (an object with
-    ``to_dict()``, or None), as ``train_bilm`` and ``train_seq2seq`` leave them.
+    Args:
+        model: a ``keras.Model`` carrying ``vocabulary``, ``training_summary`` and ``config`` (an object with
+            ``to_dict()``, or None), as ``train_bilm`` and ``train_seq2seq`` leave them.
+        directory: the model directory to write.
+
+    Returns:
+        ``directory`` as a ``pathlib.Path``.
 
     The three files are written into a hidden sibling directory, which then replaces ``directory`` in one
     rename (``safe_files.replace_directory``): an interruption at any point leaves the previous model complete
@@ -81,7 +87,7 @@ def save_model_dir(model, directory: str | os.PathLike) -> pathlib.Path:
 
 def check_save_target(directory: str | os.PathLike) -> None:
     """Check that ``save_model_dir`` may replace ``directory``: it is absent, or a directory holding at most the
-    files of a model directory.
+    files of a model directory (``MODEL_DIR_ENTRIES``).
 
     Raises:
         FileExistsError: naming the file, or the foreign entries found in the directory.
@@ -103,11 +109,18 @@ def read_model_dir(directory: str | os.PathLike, model_class: type, config_class
                    vocabulary_class: type = Vocabulary, compile: bool = True):
     """Load a model directory and check it holds a ``model_class`` matching its vocabulary and its config.
 
-    ``vocabulary_class``: what ``vocabulary.json`` holds (a class with ``load(path)`` and ``len``).
-    ``compile``: restore the training configuration and optimizer state (False: for inference only).
+    Args:
+        directory: the model directory.
+        model_class: the class ``model.keras`` must hold (``BiLanguageModel``, ``Seq2Seq``, a tagger).
+        config_class: a ``DictConfig`` class for ``training.json``'s ``"config"``.
+        vocabulary_class: what ``vocabulary.json`` holds (a class with ``load(path)`` and ``len``). Defaults to
+            ``Vocabulary``.
+        compile: bool, restore the training configuration and optimizer state (False: for inference only).
+            Defaults to True.
 
-    Returns the model with ``vocabulary``, ``training_summary`` and ``config`` (``config_class.from_dict``, or
-    None when ``training.json`` has none) set.
+    Returns:
+        The model with ``vocabulary``, ``training_summary`` and ``config`` (``config_class.from_dict``, or None
+        when ``training.json`` has none) set.
 
     Raises:
         FileNotFoundError: the directory or one of its files is missing (the message names it).
@@ -162,6 +175,11 @@ def first_nonfinite_weight(model) -> str | None:
 
 def check_config_matches_model(config, model, summary_path, model_path) -> None:
     """Compare the architecture fields of ``config`` (from ``training.json``) with the loaded ``model``.
+
+    Args:
+        config: the configuration read from ``training.json``; only fields it has are compared.
+        model: the loaded model.
+        summary_path, model_path: the two files, named in the error.
 
     Raises:
         ValueError: naming both files and every field that differs (``units = 999 in training.json but 16 in

@@ -48,20 +48,20 @@ def train_bilm(
     Args:
         corpus: sentences (strings or token lists); default: the polysemy corpus's training split.
         preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
-        epochs, learning_rate, batch_size: override the preset's training defaults. A ``batch_size`` larger
-            than the corpus is capped at the corpus size (``model.config.batch_size`` is the batch trained
-            with; ``training_summary["requested_batch_size"]`` records the value asked for).
-        seed: seeds Python, NumPy and the backend (weights, dropout, shuffling).
+        epochs, learning_rate, batch_size: override the preset's training defaults (None: the preset's). A
+            ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
+            the batch trained with; ``training_summary["requested_batch_size"]`` records the value asked for).
+        seed: int, seeds Python, NumPy and the backend (weights, dropout, shuffling). Defaults to 0.
         callbacks: Keras callbacks and/or plain functions ``fn(epoch, logs)`` called after each epoch with
             ``loss``, ``forward_perplexity``, ``backward_perplexity``.
         heldout: sentences to report held-out perplexity on; default: the polysemy held-out split when
             ``corpus`` is None, else none.
         vocabulary: a fixed vocabulary; default: built from ``corpus`` (lowercased per the preset).
-        verbose: Keras ``fit`` verbosity.
+        verbose: Keras ``fit`` verbosity (0: silent). Defaults to 0.
 
     Returns:
-        The trained model, with ``model.vocabulary``, ``model.config`` (the ``BiLMConfig``) and
-        ``model.training_summary`` (history, perplexities, unigram baseline, seconds).
+        The trained model (float32 whatever ``training_precision``), with ``model.vocabulary``, ``model.config``
+        (the ``BiLMConfig``) and ``model.training_summary`` (history, perplexities, unigram baseline, seconds).
 
     Raises:
         TypeError: ``corpus`` or ``heldout`` is a single str or holds a sentence that is not a str or a list of
@@ -98,7 +98,7 @@ def train_bilm(
 
     model = built_model(precision)
     # A plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/sequence_loop.py) the graph
-    # step measured ~2x faster than XLA's while loop on 2 cores, and it builds in ~3 s instead of ~5.
+    # step runs faster than XLA's while loop on CPU, and takes less time to build.
     model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
     # Adam's slots made now, not during the first step: a step that creates variables is traced twice
     model.optimizer.build(model.trainable_variables)

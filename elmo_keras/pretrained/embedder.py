@@ -42,25 +42,33 @@ class ElmoEmbedder:
 
     Execution (``benchmarks/embed_file.py`` measures the modes): ``"graph"`` traces once for every shape, so
     it is fast from the first batch; ``"xla"`` (``jit_compile=True``, the time axis padded to ``time_bucket``
-    steps and the batch to a power of two) compiles once per shape, which dominates a file of a few thousand
-    sentences; ``"eager"`` runs the time loop from Python. Hence ``"graph"`` by default.
+    steps and the batch to a power of two) compiles once per shape, which costs more than its faster calls
+    save unless the file is long; ``"eager"`` runs the time loop from Python. Hence ``"graph"`` by default.
 
     Args:
-        options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``).
-        stateful: see above.
+        options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``). Default to None.
+        stateful: bool, see above. Defaults to False.
         bilm: use this ``BiLM`` instead of loading files (e.g. from ``elmo_keras.models.load_bilm``); a copy
-            is made if its ``stateful`` differs from ``stateful``.
+            is made if its ``stateful`` differs from ``stateful``. Defaults to None.
         sentence_ids: how sentences become ``bilm`` input (``text.batching.sentence_ids``:
-            ``char_ids_with_boundaries``, or ``WordIds(vocabulary)`` for a word-level biLM); default
-            ``char_ids_with_boundaries`` for a ``CharCNN`` biLM.
-        execution: ``"graph"`` (default), ``"xla"`` or ``"eager"`` for the stateless biLM call (see above;
-            stateful mode always runs eagerly).
-        time_bucket: ``"xla"`` only: pad the time axis to a multiple of this.
+            ``char_ids_with_boundaries``, or ``WordIds(vocabulary)`` for a word-level biLM). Defaults to None
+            (``char_ids_with_boundaries``, for a ``CharCNN`` biLM).
+        execution: ``"graph"``, ``"xla"`` or ``"eager"`` for the stateless biLM call (see above; stateful mode
+            always runs eagerly). Defaults to ``"graph"``.
+        time_bucket: int, ``"xla"`` only: pad the time axis to a multiple of this. Defaults to 16.
+
+    Raises:
+        ValueError: both or neither of the files and ``bilm``, a word-level ``bilm`` without ``sentence_ids``,
+            an unknown ``execution`` or a bad ``time_bucket``; loading errors as ``load_pretrained_bilm``.
+
+    With the original files, ``ElmoEmbedder("options.json", "weights.hdf5")`` gives `(3, tokens, 1024)` arrays.
 
     Example:
-        >>> embedder = ElmoEmbedder("options.json", "weights.hdf5")
-        >>> vectors = embedder.embed_sentence(["I", "sat", "by", "the", "bank"])  # (3, 5, 1024)
-        >>> embedder.embed_file("sentences.txt", "elmo.hdf5", output_format="average")
+        >>> from elmo_keras.layers import CharCNN
+        >>> char_cnn = CharCNN(embedding_dim=4, filters=((1, 8), (2, 8)), projection_dim=8)
+        >>> embedder = ElmoEmbedder(bilm=BiLM(char_cnn, units=16, projection_dim=8))  # untrained, 2 layers
+        >>> embedder.embed_sentence(["I", "sat", "by", "the", "bank"]).shape  # (num_layers, tokens, dim)
+        (3, 5, 16)
     """
 
     def __init__(
@@ -108,6 +116,7 @@ class ElmoEmbedder:
         """An embedder over a model directory written by ``python -m elmo_keras train`` / ``model.save(dir)``.
 
         Word-level models map tokens to ids through the saved vocabulary (unknown words → ``<unk>``).
+        ``kwargs``: ``execution``, ``time_bucket``. Raises as ``models.load_bilm``.
         """
         model = load_bilm(path)
         bilm = model.bilm
@@ -119,7 +128,7 @@ class ElmoEmbedder:
     # -- embedding ----------------------------------------------------------------------------------------------
 
     def embed_sentence(self, tokens: Sequence[str]) -> np.ndarray:
-        """One tokenized sentence → `(num_layers, len(tokens), dim)`."""
+        """One tokenized sentence (a list of str) → float32 `(num_layers, len(tokens), dim)`."""
         return self.embed_batch([tokens])[0]
 
     def embed_batch(self, sentences: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -127,6 +136,10 @@ class ElmoEmbedder:
 
         In stateful mode row ``i`` of this call continues the LSTM state of row ``i`` of the previous call,
         so empty sentences are an error there.
+
+        Raises:
+            TypeError: ``sentences`` or one of them is a str or not a sequence, or a token is not a str.
+            ValueError: an empty token (character-level biLM), or (stateful mode) an empty sentence.
         """
         _check_batch(sentences)
         results = [np.zeros((self.num_layers, 0, self.dim), dtype=np.float32) for _ in sentences]
@@ -150,6 +163,10 @@ class ElmoEmbedder:
         Stateless mode sorts each window of ``SORT_WINDOW_BATCHES * batch_size`` sentences by length so
         that batches need little padding (the order of the results is restored). Stateful mode keeps the
         input order, as row ``i`` of each batch continues row ``i``'s state.
+
+        Raises:
+            ValueError: a ``batch_size`` outside ``[1, limits.MAX_BATCH_SIZE]`` (at once); errors of
+                ``embed_batch`` as the sentences are reached.
         """
         check_batch_size(batch_size)
         return self._embed_stream(sentences, batch_size)
@@ -196,7 +213,10 @@ class ElmoEmbedder:
         loaded from.
 
         Args:
-            progress: called as ``progress(done, total)`` after each batch.
+            input_file, output_file: the text file read and the HDF5 file written.
+            output_format: ``"all"``, ``"top"`` or ``"average"`` (above). Defaults to ``"all"``.
+            batch_size: int, sentences per biLM call. Defaults to 64.
+            progress: called as ``progress(done, total)`` after each batch. Defaults to None.
 
         Returns:
             The number of sentences written.

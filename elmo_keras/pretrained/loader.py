@@ -42,6 +42,11 @@ LOADING_COPIES = 2  # while loading: the weight file's arrays and the model's va
 def bilm_from_options(options: ElmoOptions, stateful: bool = False, name: str = "elmo_bilm") -> BiLM:
     """An unbuilt, randomly initialised ``BiLM`` (``CharCNN`` encoder) with the architecture of ``options``.
 
+    Args:
+        options: the validated ``options.json``.
+        stateful: bool, carry LSTM state across calls (see ``BiLM``). Defaults to False.
+        name: str, the layer name. Defaults to ``"elmo_bilm"``.
+
     Raises:
         OptionsError: the model would not fit in this machine's memory (naming the field that makes it large).
     """
@@ -120,6 +125,12 @@ def set_pretrained_weights(bilm: BiLM, options: ElmoOptions, tensors: dict[str, 
 
     Every tensor in the biLM's groups (``char_embed``, ``CNN*``, ``RNN_*``) must be used; other top-level groups
     (e.g. softmax weights) are ignored.
+
+    Args:
+        bilm: a built ``BiLM`` from ``bilm_from_options(options)``.
+        options: the options the shapes are checked against.
+        tensors: ``{name: array}`` in bilm-tf's layout (``elmo_keras.pretrained.weights``).
+        path: str, the weight file, named in errors.
 
     Raises:
         WeightFileError: a tensor is missing or has the wrong shape (see ``take_tensor``), or a biLM tensor of the
@@ -205,15 +216,19 @@ def load_pretrained_elmo(options_file: str | os.PathLike, weight_file: str | os.
     Args:
         options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``).
         num_output_representations: how many mixtures the layer returns (int ≥ 1).
-        stateful: bool, default False: carry LSTM state across calls (the original behaviour, an opt-in).
+        stateful: bool, carry LSTM state across calls (the original behaviour, an opt-in). Defaults to False.
         **elmo_kwargs: the other ``Elmo`` arguments (``dropout``, ``requires_grad``, ``do_layer_norm``, …).
 
     The biLM loaded here belongs to the layer alone, so it is frozen in place (not copied) unless
     ``requires_grad=True``.
 
-    Example:
-        >>> elmo = load_pretrained_elmo("options.json", "weights.hdf5", num_output_representations=1)
-        >>> vectors = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"]]))["elmo_representations"][0]
+    Raises:
+        FileNotFoundError, OptionsError, WeightFileError: as ``load_pretrained_bilm``.
+
+    Usage, with the original ELMo files (``batch_to_ids`` from ``elmo_keras.text``)::
+
+        elmo = load_pretrained_elmo("options.json", "weights.hdf5", num_output_representations=1)
+        vectors = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"]]))["elmo_representations"][0]
     """
     bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
     bilm.trainable = bool(elmo_kwargs.get("requires_grad", False))

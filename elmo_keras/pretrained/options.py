@@ -48,7 +48,16 @@ class OptionsError(PretrainedFileError):
 
 @dataclass(frozen=True)
 class CharCNNOptions:
-    """The ``char_cnn`` block: character embedding → convolutions → highway (→ projection to the LSTM width)."""
+    """The ``char_cnn`` block: character embedding → convolutions → highway (→ projection to the LSTM width).
+
+    Attributes:
+        embedding_dim: character embedding width (``char_cnn.embedding.dim``).
+        filters: ``((width, count), ...)`` convolutions.
+        n_highway: highway layers (≥ 0).
+        activation: ``"relu"`` or ``"tanh"``, after each convolution's max-pooling.
+        n_characters: 261 or 262 (``ACCEPTED_N_CHARACTERS``).
+        max_characters_per_token: 50 (``MAX_CHARS_PER_TOKEN``).
+    """
 
     embedding_dim: int
     filters: tuple[tuple[int, int], ...]
@@ -65,7 +74,15 @@ class CharCNNOptions:
 
 @dataclass(frozen=True)
 class LSTMOptions:
-    """The ``lstm`` block. ``projection_dim == dim`` means "no projection" (bilm-tf's rule)."""
+    """The ``lstm`` block. ``projection_dim == dim`` means "no projection" (bilm-tf's rule).
+
+    Attributes:
+        dim: memory cells per layer and direction.
+        projection_dim: each direction's output width (≤ ``dim``).
+        n_layers: layers per direction.
+        cell_clip, proj_clip: clipping values, or None for none (``proj_clip`` is None without a projection).
+        use_skip_connections: residual connections between layers.
+    """
 
     dim: int
     projection_dim: int
@@ -76,6 +93,7 @@ class LSTMOptions:
 
     @property
     def has_projection(self) -> bool:
+        """Whether the cells project their output (``projection_dim < dim``)."""
         return self.projection_dim < self.dim
 
     @property
@@ -112,7 +130,11 @@ class ElmoOptions:
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "<options>") -> "ElmoOptions":
-        """Validate a parsed options dict (see the module docstring for the layout)."""
+        """Validate a parsed options dict (see the module docstring for the layout).
+
+        Raises:
+            OptionsError: ``data`` is not a dict, a field is missing or has an invalid value (named).
+        """
         reader = _FieldReader(data, source)
         filters = reader.get("char_cnn.filters", list)
         if not filters or not all(

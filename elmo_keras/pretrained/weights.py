@@ -41,10 +41,13 @@ class WeightFileError(PretrainedFileError):
 
 
 def conv_names(index: int) -> tuple[str, str]:
+    """``(kernel, bias)`` tensor names of convolution ``index``."""
     return f"CNN/W_cnn_{index}", f"CNN/b_cnn_{index}"
 
 
 def highway_names(index: int) -> dict[str, str]:
+    """``{part: tensor name}`` of highway layer ``index`` (parts ``W_carry``, ``b_carry``, ``W_transform``,
+    ``b_transform``)."""
     return {part: f"CNN_high_{index}/{part}" for part in ("W_carry", "b_carry", "W_transform", "b_transform")}
 
 
@@ -53,6 +56,7 @@ BILM_GROUP_PREFIXES = ("CNN", "RNN_")  # with CHAR_EMBEDDING, the biLM's top-lev
 
 
 def lstm_names(direction: int, layer: int) -> dict[str, str]:
+    """``{"W_0", "B", "W_P_0"}`` → tensor names of one LSTM layer (``direction``: ``FORWARD`` or ``BACKWARD``)."""
     prefix = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
     return {"W_0": f"{prefix}/W_0", "B": f"{prefix}/B", "W_P_0": f"{prefix}/W_P_0"}
 
@@ -93,6 +97,13 @@ def take_tensor(tensors: dict[str, np.ndarray], name: str, expected_shape: tuple
                 because: str = "") -> np.ndarray:
     """``tensors[name]`` as float32 after checking that it exists, has ``expected_shape``, holds numbers and
     every one of them is finite.
+
+    Args:
+        tensors: ``read_weight_file``'s result.
+        name: the tensor's path (``"CNN/W_cnn_0"``).
+        expected_shape: the shape the options imply.
+        path: the weight file, named in errors.
+        because: the options fields the expected shape comes from, for the message. Defaults to ``""``.
 
     Raises:
         WeightFileError: naming ``path`` and ``name``, and the expected and the received shape (and ``because``:
@@ -159,7 +170,7 @@ def check_all_bilm_tensors_used(tensors: dict[str, np.ndarray], taken: set[str],
 
 
 def prepend_padding_char_row(char_embed: np.ndarray) -> np.ndarray:
-    """bilm-tf's `(261, dim)` character embedding → ours `(262, dim)`: row 0 (= "no character") is zero.
+    """bilm-tf's float `(261, dim)` character embedding → ours `(262, dim)`: row 0 (= "no character") is zero.
 
     Our character ids are the original ids + 1 (``elmo_keras.text.char_ids``), so original row ``k`` becomes
     row ``k + 1`` and id 0 is free for padding.
@@ -171,8 +182,10 @@ def conv2d_kernel_to_conv1d(kernel: np.ndarray) -> np.ndarray:
     """bilm-tf ``W_cnn_i`` `(1, width, char_dim, count)` → Conv1D's `(width, char_dim, count)`.
 
     bilm-tf runs a Conv2D over a height-1 "image" of characters; both compute a cross-correlation along the
-    characters with "valid" padding, so dropping the unit
-    height axis is the whole conversion.
+    characters with "valid" padding, so dropping the unit height axis is the whole conversion.
+
+    Raises:
+        ValueError: ``kernel`` is not 4-D with a first axis of 1.
     """
     if kernel.ndim != 4 or kernel.shape[0] != 1:
         raise ValueError(f"expected a (1, width, char_dim, count) kernel, received shape {kernel.shape}")
@@ -186,20 +199,28 @@ def convert_highway(w_carry, b_carry, w_transform, b_transform) -> dict[str, np.
     despite its name, its "carry" gate multiplies the *transform*, which is exactly our gate ``t``. So the
     tensors map one-to-one with no sign change (AllenNLP's ``Highway`` gates the input instead and negates
     them). Kernels are `(in, out)` in both, used as ``x · W``.
+
+    Args:
+        w_carry, w_transform: `(n_filters, n_filters)` kernels.
+        b_carry, b_transform: `(n_filters,)` biases.
+
+    Returns:
+        ``{"gate_kernel", "gate_bias", "transform_kernel", "transform_bias"}``, the same arrays.
     """
     return {"gate_kernel": w_carry, "gate_bias": b_carry, "transform_kernel": w_transform,
             "transform_bias": b_transform}
 
 
 def tf_gates_to_keras_order(array: np.ndarray) -> np.ndarray:
-    """Reorder the last axis from TensorFlow ``LSTMCell``'s gates ``[i, j, f, o]`` to ours ``[i, f, g, o]``
-    (``g = j``)."""
+    """Reorder the last axis, `(..., 4 * units)`, from TensorFlow ``LSTMCell``'s gates ``[i, j, f, o]`` to ours
+    ``[i, f, g, o]`` (``g = j``)."""
     i, j, f, o = np.split(array, 4, axis=-1)
     return np.concatenate([i, f, j, o], axis=-1)
 
 
 def fold_forget_bias(bias: np.ndarray, forget_bias: float = TF_LSTM_FORGET_BIAS) -> np.ndarray:
-    """Add TensorFlow's run-time ``forget_bias`` to the forget block of a bias already in our ``[i, f, g, o]`` order."""
+    """Add TensorFlow's run-time ``forget_bias`` (default ``TF_LSTM_FORGET_BIAS`` = 1.0) to the forget block of a
+    `(..., 4 * units)` bias already in our ``[i, f, g, o]`` order; returns a copy."""
     units = bias.shape[-1] // 4
     folded = bias.copy()
     folded[..., units : 2 * units] += forget_bias
@@ -207,12 +228,17 @@ def fold_forget_bias(bias: np.ndarray, forget_bias: float = TF_LSTM_FORGET_BIAS)
 
 
 def split_lstm_kernel(w_0: np.ndarray, input_dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """TensorFlow's fused kernel ``W_0`` (rows = ``[input; previous output]``) → ``(kernel, recurrent_kernel)``."""
+    """TensorFlow's fused kernel ``W_0`` `(input_dim + output_dim, 4U)` (rows = ``[input; previous output]``) →
+    ``(kernel (input_dim, 4U), recurrent_kernel (output_dim, 4U))``."""
     return w_0[:input_dim], w_0[input_dim:]
 
 
 def convert_lstm_cell(w_0, b, w_p, input_dim: int) -> dict[str, np.ndarray]:
     """One TF ``LSTMCell`` (``W_0``, ``B``, ``W_P_0`` or None) → our ``ProjectedLSTMCell`` weights.
+
+    Args:
+        w_0: `(input_dim + output_dim, 4U)`; b: `(4U,)`; w_p: `(U, P)` or None (no projection).
+        input_dim: int, the width of the layer's input (the rows of ``W_0`` that are not recurrent).
 
     Returns a dict with ``kernel`` `(input_dim, 4U)`, ``recurrent_kernel`` `(output_dim, 4U)`, ``bias`` `(4U,)`
     (forget bias folded in) and ``projection_kernel`` `(U, P)` (or None).

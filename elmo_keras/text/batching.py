@@ -30,7 +30,13 @@ def _length(sentences: Sequence[Sequence[str]], length: int | None) -> int:
 def word_ids_with_boundaries(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary,
                              length: int | None = None) -> np.ndarray:
     """``<S> tokens </S>`` word ids (unknown words → ``<unk>``), right-padded with ``PAD_ID``:
-    int32 `(batch, max(length, longest + 2))`."""
+    int32 `(batch, max(length, longest + 2))`.
+
+    Args:
+        sentences: a non-empty list of token lists.
+        vocabulary: maps tokens to ids.
+        length: int, pad to at least this many steps. Defaults to None (the longest sentence + 2).
+    """
     ids = np.full((len(sentences), _length(sentences, length)), PAD_ID, dtype=np.int32)
     for i, sentence in enumerate(sentences):
         ids[i, : len(sentence) + 2] = [BOS_ID, *vocabulary.encode(sentence), EOS_ID]
@@ -38,7 +44,15 @@ def word_ids_with_boundaries(sentences: Sequence[Sequence[str]], vocabulary: Voc
 
 
 def char_ids_with_boundaries(sentences: Sequence[Sequence[str]], length: int | None = None) -> np.ndarray:
-    """``<S> tokens </S>`` as ELMo character ids, zero-padded: int32 `(batch, max(length, longest + 2), 50)`."""
+    """``<S> tokens </S>`` as ELMo character ids, zero-padded: int32 `(batch, max(length, longest + 2), 50)`.
+
+    Args:
+        sentences: a non-empty list of non-empty token lists.
+        length: int, pad to at least this many steps. Defaults to None (the longest sentence + 2).
+
+    Raises:
+        TypeError, ValueError: as ``batch_to_ids`` (a str instead of a token list, an empty sentence or token).
+    """
     ids = batch_to_ids([[BOS_TOKEN, *sentence, EOS_TOKEN] for sentence in sentences])
     padded = np.zeros((len(sentences), _length(sentences, length), MAX_CHARS_PER_TOKEN), dtype=np.int32)
     padded[:, : ids.shape[1]] = ids
@@ -53,11 +67,14 @@ def lm_inputs_and_targets(sentences: Sequence[Sequence[str]], vocabulary: Vocabu
         sentences: token lists.
         vocabulary: the word vocabulary (targets are always word ids).
         token_input: ``"word"`` or ``"char"`` (see the module docstring).
-        length: pad to at least this many steps (default: the longest sentence + 2).
+        length: int, pad to at least this many steps. Defaults to None (the longest sentence + 2).
 
     Returns:
-        ``(inputs, targets)``: inputs are word ids `(batch, T)` (``"word"``) or character ids `(batch, T, 50)`
-        (``"char"``); targets are word ids `(batch, T)`.
+        ``(inputs, targets)``, int32: inputs are word ids `(batch, T)` (``"word"``, the same array as the
+        targets) or character ids `(batch, T, 50)` (``"char"``); targets are word ids `(batch, T)`.
+
+    Raises:
+        ValueError: an unknown ``token_input``.
     """
     if token_input not in TOKEN_INPUTS:
         raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {token_input!r}")
@@ -68,7 +85,11 @@ def lm_inputs_and_targets(sentences: Sequence[Sequence[str]], vocabulary: Vocabu
 
 
 class WordIds:
-    """``word_ids_with_boundaries`` bound to a vocabulary: ``(sentences, length=None) -> int32 (batch, T)``."""
+    """``word_ids_with_boundaries`` bound to a vocabulary: ``(sentences, length=None) -> int32 (batch, T)``.
+
+    Args:
+        vocabulary: the ``Vocabulary`` of a word-level model.
+    """
 
     def __init__(self, vocabulary: Vocabulary):
         self.vocabulary = vocabulary
@@ -79,7 +100,11 @@ class WordIds:
 
 def sentence_ids(token_input: str, vocabulary: Vocabulary | None = None) -> SentenceIds:
     """How sentences become a model's input for ``token_input``: ``char_ids_with_boundaries`` for ``"char"``,
-    ``WordIds(vocabulary)`` for ``"word"`` (which needs the vocabulary)."""
+    ``WordIds(vocabulary)`` for ``"word"`` (which needs the vocabulary).
+
+    Raises:
+        ValueError: an unknown ``token_input``, or ``"word"`` without a vocabulary.
+    """
     if token_input not in TOKEN_INPUTS:
         raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {token_input!r}")
     if token_input == "char":

@@ -58,7 +58,10 @@ END_OF_SENTENCE_ROW = _boundary_row(END_OF_SENTENCE_CHAR)
 
 
 def token_to_char_ids(token: str) -> np.ndarray:
-    """Encode one token as an int32 row of ``MAX_CHARS_PER_TOKEN`` ELMo character ids.
+    """Encode one token as an int32 row `(MAX_CHARS_PER_TOKEN,)` of ELMo character ids (see the module docstring).
+
+    ``"<S>"`` and ``"</S>"`` give the sentence-boundary rows; a token longer than ``MAX_BYTES_PER_TOKEN`` UTF-8
+    bytes is cut.
 
     Raises:
         TypeError: if ``token`` is not a ``str``.
@@ -106,7 +109,8 @@ def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
     """Convert tokenized sentences to ELMo character ids, AllenNLP's ``batch_to_ids`` call shape.
 
     Args:
-        sentences: ``batch`` lists of tokens (no boundary tokens needed: the models add ``<S>``/``</S>``).
+        sentences: ``batch`` non-empty lists of str tokens (no boundary tokens needed: the ``Elmo`` layer adds
+            ``<S>``/``</S>``).
 
     Returns:
         int32 array ``(batch, max_tokens, MAX_CHARS_PER_TOKEN)``; rows past a sentence's end are all zero.

@@ -84,6 +84,10 @@ def read_conll_sentences(path: PathLike, tag_column: int = -1) -> list[ConllSent
 
     Returns:
         One ``ConllSentence`` per sentence, in file order.
+
+    Raises:
+        FileNotFoundError, IsADirectoryError, ValueError: as for ``read_conll``, and a ``ValueError`` for a
+            repeated metadata key.
     """
     if isinstance(tag_column, bool) or not isinstance(tag_column, int) or tag_column == 0:
         raise ValueError(f"tag_column must be a non-zero integer (column 0 is the token), received {tag_column!r}")
@@ -168,6 +172,9 @@ def read_conllu(path: PathLike, column: str = "upos",
             Defaults to ``"upos"``.
         allow_missing: if True, a missing value (``_``) is returned as the tag ``"_"``; if False it is an error.
             Defaults to False.
+
+    Returns:
+        One ``(tokens, tags)`` pair of equal-length string lists per sentence, in file order.
 
     Raises:
         FileNotFoundError, IsADirectoryError: ``path`` is not a file.

@@ -11,6 +11,13 @@ from elmo_keras.text.tokenizer import tokenize
 def as_token_lists(corpus: Sequence[str | Sequence[str]], name: str = "corpus") -> list[list[str]]:
     """Tokenize strings (``tokenize``), keep token lists.
 
+    Args:
+        corpus: sentences, each a str or a sequence of str tokens.
+        name: str, how error messages name ``corpus`` (``"heldout"``). Defaults to ``"corpus"``.
+
+    Returns:
+        One new, non-empty token list per sentence.
+
     Raises:
         TypeError: ``corpus`` is a single str, or a sentence is neither a str nor a list of str tokens (the
             message names the sentence index and the token).

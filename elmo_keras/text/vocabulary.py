@@ -12,6 +12,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN
 from elmo_keras.text.tokenizer import tokenize
 
@@ -43,13 +44,17 @@ class Vocabulary:
 
     Args:
         tokens: corpus tokens in id order (special tokens are prepended automatically and must not be
-            repeated here).
-        lowercase: if True, lookups lowercase the token first (the word-level toy models use this).
+            repeated here). Defaults to ``()`` (special tokens only).
+        lowercase: bool, if True, lookups lowercase the token first (the word-level toy models use this); the
+            tokens must then be lowercase. Defaults to False.
+
+    Raises:
+        ValueError: an empty or non-str token, a duplicate, or a token with capitals in a lowercase vocabulary.
 
     Example:
         >>> vocab = Vocabulary.from_corpus(["The bank is closed .", "The river bank ."])
-        >>> vocab.token_to_id("bank"), vocab.id_to_token(vocab.token_to_id("bank"))
-        (5, 'bank')
+        >>> vocab.token_to_id("bank"), vocab.id_to_token(vocab.token_to_id("bank"))  # after 4 specials, ".", "The"
+        (6, 'bank')
         >>> vocab.token_to_id("zebra") == UNK_ID
         True
     """
@@ -80,12 +85,15 @@ class Vocabulary:
 
         Args:
             sentences: raw strings or already tokenized lists of tokens.
-            min_count: keep tokens seen at least this many times; rarer ones map to ``<unk>``.
-            lowercase: lowercase tokens before counting and lookup.
-            max_size: keep at most this many corpus tokens (most frequent first).
+            min_count: int ≥ 1, keep tokens seen at least this many times; rarer ones map to ``<unk>``.
+                Defaults to 1.
+            lowercase: bool, lowercase tokens before counting and lookup. Defaults to False.
+            max_size: int, keep at most this many corpus tokens (most frequent first). Defaults to None (all).
+
+        Raises:
+            ValueError: ``min_count`` is not a positive int, or ``max_size`` < 0.
         """
-        if int(min_count) < 1:
-            raise ValueError(f"min_count must be >= 1, received {min_count}")
+        min_count = check_positive_int(min_count, "min_count")
         if max_size is not None and int(max_size) < 0:
             raise ValueError(f"max_size must be >= 0 or None, received {max_size}")
         counts: Counter[str] = Counter()
@@ -124,7 +132,11 @@ class Vocabulary:
         return token.lower() if self.lowercase and token not in SPECIAL_TOKENS else token
 
     def token_to_id(self, token: str) -> int:
-        """The id of ``token``, or ``UNK_ID`` if it is not in the vocabulary."""
+        """The id of ``token``, or ``UNK_ID`` if it is not in the vocabulary.
+
+        Raises:
+            TypeError: ``token`` is not a str.
+        """
         if not isinstance(token, str):
             raise TypeError(f"token must be a str, received {type(token).__name__}: {token!r:.60}")
         return self._token_to_id.get(self._normalize(token), UNK_ID)
@@ -145,10 +157,16 @@ class Vocabulary:
         return [self.id_to_token(i) for i in ids]
 
     def to_dict(self) -> dict:
+        """The JSON form ``save`` writes: ``{"format", "lowercase", "tokens"}`` (special tokens left out)."""
         return {"format": _FORMAT, "lowercase": self.lowercase, "tokens": self._id_to_token[len(SPECIAL_TOKENS) :]}
 
     @classmethod
     def from_dict(cls, data: dict, source: str = "<dict>") -> "Vocabulary":
+        """The vocabulary ``to_dict`` describes; ``source`` names it in errors.
+
+        Raises:
+            ValueError: ``data`` is not an elmo_keras vocabulary, or its tokens are invalid (see the class).
+        """
         if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("tokens"), list):
             raise ValueError(f"{source} is not an elmo_keras vocabulary (expected format {_FORMAT!r})")
         return cls(data["tokens"], lowercase=bool(data.get("lowercase", False)))

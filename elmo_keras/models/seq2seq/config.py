@@ -12,7 +12,17 @@ from elmo_keras.models.seq2seq.model import CELLS
 
 @dataclass(frozen=True)
 class Seq2SeqConfig(DictConfig):
-    """Architecture and training settings for ``train_seq2seq`` (the defaults are the app's toy model)."""
+    """Architecture and training settings for ``train_seq2seq`` (the defaults are the app's toy model).
+
+    Attributes:
+        cell: ``"gru"`` or ``"lstm"``.
+        embedding_dim, units, num_layers: the ``Seq2Seq`` sizes (positive ints).
+        dropout: float in ``[0, 1)``, on embeddings and between layers, training only.
+        epochs, batch_size, learning_rate: training settings (Adam, gradients clipped to norm 5).
+
+    Raises:
+        ValueError: a field of the wrong type or out of range (named, with the value received).
+    """
 
     cell: str = "gru"
     embedding_dim: int = 64
@@ -33,4 +43,5 @@ class Seq2SeqConfig(DictConfig):
         check_finite_positive(self.learning_rate, "learning_rate")
 
     def model_kwargs(self) -> dict:
+        """The fields that are ``Seq2Seq`` constructor arguments."""
         return {k: getattr(self, k) for k in ("cell", "embedding_dim", "units", "num_layers", "dropout")}

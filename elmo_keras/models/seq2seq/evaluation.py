@@ -15,6 +15,13 @@ from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
 def evaluate_seq2seq(model: Seq2Seq, split: str = "heldout", beam_size: int = 5, max_len: int = 20) -> dict:
     """Held-out quality of a model trained on the toy corpus.
 
+    Args:
+        model: a ``Seq2Seq`` carrying its ``vocabulary``.
+        split: the toy corpus's sources to score: ``"heldout"``, ``"train"`` or ``"all"``. Defaults to
+            ``"heldout"``.
+        beam_size: int, the beam for ``beam_valid``. Defaults to 5.
+        max_len: int, most tokens decoded per source. Defaults to 20.
+
     Returns:
         ``reference_token_accuracy``: teacher-forced token accuracy (``<eos>`` included) against each source's
         most frequent target; ``beam_valid`` / ``greedy_valid``: fraction of sources whose top beam-search

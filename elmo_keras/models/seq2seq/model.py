@@ -29,25 +29,32 @@ class Seq2Seq(keras.Model):
     """RNN encoder-decoder whose decoder starts from the encoder's last state ``φ``.
 
     Args:
-        vocab_size: size of the shared source/target vocabulary (``PAD_ID`` never predicted in practice).
-        embedding_dim: width of the source and target word embeddings.
-        units: hidden units per layer (the same in encoder and decoder, so ``s₀ = φ`` fits).
-        num_layers: stacked RNN layers in each half; layer ``l`` of the decoder starts from layer ``l`` of the
-            encoder.
-        cell: ``"gru"`` or ``"lstm"`` (an LSTM's state is ``(h, c)``; both are handed over).
-        dropout: dropout on embeddings and between layers, training only.
-        pad_id, bos_id, eos_id: special token ids.
+        vocab_size: int, size of the shared source/target vocabulary (``pad_id`` and ``bos_id`` are never
+            emitted while decoding, see ``next_token_log_probs``).
+        embedding_dim: int, width of the source and target word embeddings. Defaults to 32.
+        units: int, hidden units per layer (the same in encoder and decoder, so ``s₀ = φ`` fits). Defaults to 64.
+        num_layers: int, stacked RNN layers in each half; layer ``l`` of the decoder starts from layer ``l`` of
+            the encoder. Defaults to 1.
+        cell: ``"gru"`` or ``"lstm"`` (an LSTM's state is ``(h, c)``; both are handed over). Defaults to ``"gru"``.
+        dropout: float in ``[0, 1)``, dropout on embeddings and between layers, training only. Defaults to 0.
+        pad_id, bos_id, eos_id: int special token ids in ``[0, vocab_size)``. Default to ``PAD_ID``, ``BOS_ID``,
+            ``EOS_ID`` (0, 2, 3).
 
     Call arguments:
-        inputs: ``(source, target_in)``: int ``(batch, source_len)`` and ``(batch, target_len)`` (``target_in``
+        inputs: ``(source, target_in)``: int `(batch, source_len)` and `(batch, target_len)` (``target_in``
             starts with ``bos_id``), right-padded with ``pad_id``. A dict with those keys works too.
+        training: bool; dropout only when True. Defaults to None (False).
 
     Returns:
-        Logits ``(batch, target_len, vocab_size)``: position ``t`` scores the token after ``target_in[:, :t+1]``.
+        Logits `(batch, target_len, vocab_size)`: position ``t`` scores the token after ``target_in[:, :t+1]``.
 
     Step API (what beam search uses, carrying states instead of re-running prefixes):
         ``encode(source) -> states`` and ``decode_step(states, last_token_ids) -> (log_probs, new_states)``,
-        ``states`` a list of ``(batch, units)`` tensors (per layer ``h``, or ``h, c`` for an LSTM).
+        ``states`` a list of `(batch, units)` tensors (per layer ``h``, or ``h, c`` for an LSTM).
+
+    Raises:
+        ValueError: a size that is not a positive int, an unknown ``cell``, ``dropout`` outside ``[0, 1)``, or a
+            special id outside ``[0, vocab_size)``.
 
     Example:
         >>> model = Seq2Seq(vocab_size=20, units=16)
@@ -89,6 +96,7 @@ class Seq2Seq(keras.Model):
 
     @property
     def states_per_layer(self) -> int:
+        """State tensors each layer hands over: 1 for a GRU (``h``), 2 for an LSTM (``h, c``)."""
         return 1 if self.cell == "gru" else 2
 
     def build(self, input_shape=None):
@@ -124,7 +132,11 @@ class Seq2Seq(keras.Model):
         return self.output_layer(top)  # (B, T, V)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """Per-sequence sum of token cross-entropies (padding masked), averaged over the batch."""
+        """Per-sequence sum of token cross-entropies (padding masked), averaged over the batch.
+
+        ``y``: int ``target_out`` `(batch, target_len)`; ``y_pred``: logits `(batch, target_len, vocab)`. Also
+        updates the ``token_accuracy`` metric.
+        """
         targets = ops.cast(y, "int32")  # (B, T) = target_out
         weights = ops.cast(ops.not_equal(targets, self.pad_id), y_pred.dtype)
         losses = keras.losses.sparse_categorical_crossentropy(targets, y_pred, from_logits=True)  # (B, T)
@@ -135,14 +147,14 @@ class Seq2Seq(keras.Model):
 
     # -- step API (decoding) -------------------------------------------------------------------------------
     def encode(self, source_ids):
-        """``φ``: the encoder's final states for int ``(batch, source_len)``, a list of ``(batch, units)``."""
+        """``φ``: the encoder's final states for int `(batch, source_len)`, a list of `(batch, units)` tensors."""
         source = ops.cast(source_ids, "int32")
         _, phi = self._run(self.encoder_layers, self.source_embedding(source), ops.not_equal(source, self.pad_id),
                            None, False)
         return phi
 
     def next_token_log_probs(self, logits):
-        """``log_softmax`` over the tokens a decoder may emit: ``(..., vocab)`` logits → log-probabilities.
+        """``log_softmax`` over the tokens a decoder may emit: `(..., vocab)` logits → log-probabilities.
 
         ``<pad>`` and ``<S>`` never come next (their log-probability is −inf): sampling at a high temperature or
         with ``top_p=1`` could otherwise emit ``<pad>``, which the decoder then masks out of its own prefix.
@@ -152,8 +164,15 @@ class Seq2Seq(keras.Model):
         return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
 
     def decode_step(self, states, last_token_ids):
-        """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading ``last_token_ids (batch,)``;
-        log-probabilities as ``next_token_log_probs`` gives them."""
+        """One decoder step: ``(log_probs, new_states)`` after reading ``last_token_ids``.
+
+        Args:
+            states: the list ``encode`` or the previous step returned, each `(batch, units)`.
+            last_token_ids: int `(batch,)`, each hypothesis's last token.
+
+        Returns:
+            Log-probabilities `(batch, vocab)` as ``next_token_log_probs`` gives them, and the new states.
+        """
         x = self.target_embedding(ops.cast(last_token_ids, "int32"))  # (B, E)
         per, new_states = self.states_per_layer, []
         for index, layer in enumerate(self.decoder_layers):
@@ -162,11 +181,15 @@ class Seq2Seq(keras.Model):
         return self.next_token_log_probs(self.output_layer(x)), new_states  # (B, V)
 
     def next_log_probs(self, source, prefixes) -> np.ndarray:
-        """Next-token log-probabilities after each prefix: float ``(n, vocab)`` (NumPy).
+        """Next-token log-probabilities after each prefix: float32 `(n, vocab)` (NumPy).
 
         Args:
-            source: int ``(source_len,)`` (one source for all prefixes) or ``(n, source_len)``.
-            prefixes: int ``(n, t)``, each starting with ``bos_id``.
+            source: int `(source_len,)` (one source for all prefixes) or `(n, source_len)`.
+            prefixes: int `(n, t)`, each starting with ``bos_id``.
+
+        Raises:
+            ValueError: ``prefixes`` is not `(n, t)` with ``t ≥ 1``, ``source`` does not match it, or a source
+                holds only padding.
         """
         prefixes = np.asarray(prefixes, dtype=np.int32)
         source = np.asarray(source, dtype=np.int32)
@@ -184,7 +207,8 @@ class Seq2Seq(keras.Model):
         return ops.convert_to_numpy(self.next_token_log_probs(logits))
 
     def log_prob_fn(self, source):
-        """``fn(prefixes) -> (n, vocab)`` for one source: what ``elmo_keras.decoding`` strategies take."""
+        """``fn(prefixes) -> (n, vocab)`` for one int `(source_len,)` source: what ``elmo_keras.decoding``
+        strategies take (see ``next_log_probs``)."""
         source = np.asarray(source, dtype=np.int32)
         return lambda prefixes: self.next_log_probs(source, prefixes)
 

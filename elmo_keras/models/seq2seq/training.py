@@ -21,10 +21,12 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     Args:
         pairs: ``[(source, target)]``, each a word list or a string (split into words by ``tokenize``, the
             tokenizer of the rest of training); default: the toy corpus's weighted training split.
-        config: a ``Seq2SeqConfig`` (or its dict); ``overrides`` replace single fields (``epochs=5``).
-        seed: seeds Python, NumPy and the backend (weights and shuffling).
+        config: a ``Seq2SeqConfig`` (or its dict). Defaults to None (``Seq2SeqConfig()``).
+        seed: int, seeds Python, NumPy and the backend (weights and shuffling). Defaults to 0.
         vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``pairs``).
         callbacks: Keras callbacks and/or plain ``fn(epoch, logs)`` called after every epoch.
+        verbose: Keras ``fit`` verbosity (0: silent). Defaults to 0.
+        **overrides: single ``Seq2SeqConfig`` fields replacing the config's (``epochs=5``).
 
     Returns:
         The model, with ``vocabulary``, ``config`` and ``training_summary`` (history, seconds).
@@ -47,7 +49,7 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
 
     keras.utils.set_random_seed(int(seed))
     model = Seq2Seq(len(vocabulary), **config.model_kwargs())
-    # No XLA here: compiling the recurrent training step takes ~13 s on CPU, longer than the whole training.
+    # No XLA here: compiling the recurrent training step would take longer than training the toy model.
     model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
     started = time.perf_counter()
     history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,

@@ -1,0 +1,108 @@
+"""The import structure the README promises: imports go one way (from the pages down to the text pipeline), no
+module imports itself back through a cycle, and an import inside a function says why it is there."""
+
+import ast
+import collections
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# Each package may import only from packages on a lower floor (the foundation modules of floor 0 may import each
+# other; the cycle test keeps them honest). The top-level ``elmo_keras`` package re-exports everything.
+FLOORS = {
+    "_quiet": 0, "_backend": 0, "argument_checks": 0, "config_dicts": 0, "limits": 0, "safe_files": 0,
+    "text": 1,
+    "data": 2, "layers": 2, "decoding": 2,
+    "models": 3,
+    "tagging": 4, "pretrained": 4, "analysis": 4,
+    "explorer": 5, "cli": 5,
+    "__main__": 6,
+}
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules():
+    return {_module_name(path): path for path in sorted((ROOT / "elmo_keras").rglob("*.py"))}
+
+
+def _top_level_imports(path: pathlib.Path) -> set[str]:
+    """The ``elmo_keras`` modules ``path`` imports when it is imported (its module-level statements)."""
+    imported = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("elmo_keras"):
+            imported.add(node.module)
+            imported.update(f"{node.module}.{alias.name}" for alias in node.names)  # submodules imported by name
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names if alias.name.startswith("elmo_keras"))
+    return imported
+
+
+def _graph():
+    modules = _modules()
+    return {name: {m for m in _top_level_imports(path) if m in modules and m != name} for name, path in modules.items()}
+
+
+def test_no_module_imports_itself_back_through_a_cycle():
+    graph = _graph()
+    state, cycles = {}, []
+
+    def visit(name, trail):
+        state[name] = "open"
+        for imported in sorted(graph[name]):
+            if state.get(imported) == "open":
+                cycles.append(trail[trail.index(imported):] + [imported])
+            elif imported not in state:
+                visit(imported, trail + [imported])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, cycles
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_imports_go_down_the_floors():
+    wrong = collections.defaultdict(set)
+    for name, imported in _graph().items():
+        source = _package(name)
+        if source == "elmo_keras":
+            continue
+        assert source in FLOORS, f"{name}: add its package to FLOORS"
+        for target in {_package(m) for m in imported} - {source, "elmo_keras"}:
+            both_foundation = FLOORS[source] == FLOORS[target] == 0
+            if not both_foundation and FLOORS[target] >= FLOORS[source]:
+                wrong[name].add(target)
+    assert not wrong, dict(wrong)
+
+
+def test_pages_import_only_the_explorer():
+    for path in [ROOT / "app.py", ROOT / "page_common.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        for imported in _top_level_imports(path):
+            assert imported.startswith(("elmo_keras.explorer", "elmo_keras._quiet")), f"{path.name}: {imported}"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "elmo_keras").rglob("*.py")), ids=lambda p: _module_name(p))
+def test_an_import_inside_a_function_says_why(path):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        previous_line, previous_explained = None, False
+        for statement in sorted((n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))),
+                                key=lambda n: n.lineno):
+            line, before = lines[statement.lineno - 1], lines[statement.lineno - 2].strip()
+            # a comment on the line or just above it, or a block of imports right under an explained one
+            explained = "#" in line or before.startswith("#") or (
+                previous_explained and previous_line == statement.lineno - 1)
+            assert explained, f"{path.name}:{statement.lineno}: {line.strip()} (say why it is inside the function)"
+            previous_line, previous_explained = statement.lineno, explained
