@@ -1,158 +1,19 @@
-"""CRF against exhaustive enumeration in NumPy (every tag sequence, K ≤ 4 tags, length ≤ 5), then constraints,
-masks, compiled calls, low-precision emissions, training with ``fit`` and serialization.
-
-Tolerance: float32 sums of scores of size ``M`` carry rounding errors proportional to ``M``, so every
-comparison with the float64 enumeration uses ``atol = 1e-5 · max(1, M)``, ``M`` the largest ``|score|`` of any
-path of the batch (log-quantities, and probabilities, whose error is that of their log); −inf must match
-exactly.
-"""
+"""CRF beyond the enumeration (``test_crf_enumeration.py``): padding, masks, arguments, constraints, −inf
+emissions, compiled calls, low-precision emissions, gradients, the layer contract and training with ``fit``."""
 
 import itertools
 
 import numpy as np
 import pytest
 import tensorflow as tf  # tf.function with a dynamic time axis and GradientTape: the suite runs on TensorFlow
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from keras import ops
 
 from elmo_keras._backend import compile_function
 from elmo_keras._quiet import keras
 from elmo_keras.layers import CRF
 from elmo_keras.tagging import allowed_transitions, is_valid_sequence
+from tests.crf_reference import log_sum_exp, make_crf, numpy, reference, variables
 from tests.layer_checks import check_layer
-
-TOLERANCE = 1e-5
-
-
-def numpy(x):
-    return ops.convert_to_numpy(x)
-
-
-def make_crf(num_tags, constraints=None, seed=0, scale=1.0, **kwargs):
-    """A built CRF whose variables are normal(0, scale)."""
-    crf = CRF(num_tags, constraints=constraints, **kwargs)
-    crf.build((None, None, num_tags))
-    rng = np.random.default_rng(seed)
-    for variable in crf.weights:
-        variable.assign(rng.normal(scale=scale, size=variable.shape).astype("float32"))
-    return crf
-
-
-def variables(crf):
-    return [numpy(v).astype(np.float64) for v in (crf.transitions, crf.start_transitions, crf.end_transitions)]
-
-
-def enumerate_paths(emissions, transitions, start, end, constraints):
-    """Every tag sequence of one sentence `(n, K)`: paths `(K**n, n)` and scores `(K**n,)`, −inf if forbidden."""
-    length, num_tags = emissions.shape
-    paths = np.array(list(itertools.product(range(num_tags), repeat=length)))
-    scores = (start[paths[:, 0]] + emissions[np.arange(length), paths].sum(1)
-              + transitions[paths[:, :-1], paths[:, 1:]].sum(1) + end[paths[:, -1]])
-    if constraints is not None:
-        allowed, allowed_start, allowed_end = constraints
-        valid = allowed_start[paths[:, 0]] & allowed[paths[:, :-1], paths[:, 1:]].all(1) & allowed_end[paths[:, -1]]
-        scores = np.where(valid, scores, -np.inf)
-    return paths, scores
-
-
-def log_sum_exp(scores):
-    top = scores.max()
-    return top if top == -np.inf else top + np.log(np.exp(scores - top).sum())
-
-
-@st.composite
-def cases(draw):
-    """A random batch: emissions, mask, variables (up to scale 100; integer values give ties), constraints.
-
-    ``constraint_kind``: "none"; "feasible" (random, plus one tag allowed to start, end and follow itself, so
-    every length has an allowed path); "random" (may leave no allowed path for some lengths).
-    """
-    num_tags, steps = draw(st.integers(1, 4)), draw(st.integers(1, 5))
-    lengths = draw(st.lists(st.integers(1, steps), min_size=1, max_size=3))
-    scale = draw(st.sampled_from([0.1, 1.0, 10.0, 100.0]))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    emissions = rng.normal(scale=scale, size=(len(lengths), steps, num_tags))
-    if draw(st.booleans()):
-        emissions = np.round(emissions)  # ties between paths
-    kind = draw(st.sampled_from(["none", "feasible", "random"]))
-    constraints = None
-    if kind != "none":
-        density = draw(st.sampled_from([0.3, 0.6, 0.9]))
-        constraints = [rng.random(shape) < density for shape in ((num_tags, num_tags), (num_tags,), (num_tags,))]
-        if kind == "feasible":
-            tag = rng.integers(num_tags)
-            constraints[0][tag, tag] = constraints[1][tag] = constraints[2][tag] = True
-    mask = np.arange(steps)[None, :] < np.array(lengths)[:, None]
-    return (num_tags, constraints, scale), emissions.astype("float32"), mask, rng
-
-
-def case_crf(case):
-    """The case's CRF (built in the test: layers draw from Python's ``random`` while they build)."""
-    (num_tags, constraints, scale), *_, rng = case
-    return make_crf(num_tags, constraints, seed=int(rng.integers(2**31)), scale=scale)
-
-
-def reference(crf, emissions, mask):
-    """Per row: (paths, float64 scores) over the row's real tokens, and the tolerance for the batch."""
-    transitions, start, end = variables(crf)
-    rows = [enumerate_paths(e[:n].astype(np.float64), transitions, start, end, crf.constraints)
-            for e, n in zip(emissions, mask.sum(1))]
-    largest = max(np.abs(scores[np.isfinite(scores)]).max(initial=0.0) for _, scores in rows)
-    return rows, TOLERANCE * max(1.0, largest)
-
-
-@settings(max_examples=50, deadline=None)
-@given(case=cases())
-def test_log_partition_likelihood_and_marginals_match_enumeration(case):
-    _, emissions, mask, rng = case
-    crf = case_crf(case)
-    rows, atol = reference(crf, emissions, mask)
-    gold = np.zeros(mask.shape, np.int32)
-    expected_log_z, expected_ll = [], []
-    expected_marginals = np.zeros(emissions.shape)
-    for b, (paths, scores) in enumerate(rows):
-        valid = np.flatnonzero(np.isfinite(scores))
-        choice = rng.choice(valid) if valid.size and rng.random() < 0.7 else rng.integers(len(paths))
-        gold[b, : paths.shape[1]] = paths[choice]
-        log_z = log_sum_exp(scores)
-        expected_log_z.append(log_z)
-        expected_ll.append(scores[choice] - log_z if np.isfinite(scores[choice]) else -np.inf)
-        if np.isfinite(log_z):
-            probabilities = np.exp(scores - log_z)
-            for t in range(paths.shape[1]):
-                expected_marginals[b, t] = np.bincount(paths[:, t], probabilities, minlength=crf.num_tags)
-    np.testing.assert_allclose(numpy(crf.log_partition(emissions, mask)), expected_log_z, rtol=0, atol=atol)
-    np.testing.assert_allclose(numpy(crf.log_likelihood(emissions, gold, mask)), expected_ll, rtol=0, atol=atol)
-    marginals = numpy(crf.marginals(emissions, mask))
-    np.testing.assert_allclose(marginals, expected_marginals, rtol=0, atol=atol)
-    assert np.all(marginals[~mask] == 0.0)
-
-
-@settings(max_examples=50, deadline=None)
-@given(case=cases(), top_k=st.integers(1, 5))
-def test_viterbi_and_top_k_match_enumeration(case, top_k):
-    _, emissions, mask, _ = case
-    crf = case_crf(case)
-    rows, atol = reference(crf, emissions, mask)
-    best_tags, best_scores = map(numpy, crf.viterbi_decode(emissions, mask))
-    tags, scores = map(numpy, crf.viterbi_decode(emissions, mask, top_k=top_k))
-    assert best_tags.shape == mask.shape and best_tags.dtype == np.int32 and best_scores.shape == (len(mask),)
-    if top_k == 1:  # (batch, time) and (batch,): the same as the default
-        np.testing.assert_array_equal(tags, best_tags)
-        tags, scores = tags[:, None], scores[:, None]
-    assert tags.shape == (len(mask), top_k, mask.shape[1]) and scores.shape == (len(mask), top_k)
-    np.testing.assert_array_equal(scores[:, 0], best_scores)
-    for b, (paths, path_scores) in enumerate(rows):
-        length = paths.shape[1]
-        expected = np.concatenate([np.sort(path_scores)[::-1], np.full(top_k, -np.inf)])[:top_k]
-        np.testing.assert_allclose(scores[b], expected, rtol=0, atol=atol)
-        found = [tuple(path[:length]) for path, score in zip(tags[b], scores[b]) if np.isfinite(score)]
-        assert len(set(found)) == len(found), "the k best paths must be distinct"
-        by_path = dict(zip(map(tuple, paths), path_scores))
-        for path, score in zip(found, scores[b]):
-            assert by_path[path] == pytest.approx(score, abs=atol)  # allowed, and the score is its own
-        assert np.all(tags[b][~np.isfinite(scores[b])] == 0) and np.all(tags[b][:, length:] == 0)
 
 
 def test_padding_never_changes_the_unpadded_part():
