@@ -41,7 +41,7 @@ def first_launch(models_dir) -> None:
     job = first_launch_training(str(models_dir))
     st.title("ELMo explorer")
     st.info(f"First launch: training the `{DEFAULT_PRESET}` biLM on the built-in polysemy corpus "
-            f"({epoch_count(job.settings.epochs)}, 20–25 s on 2 CPU cores). It is saved as **{DEFAULT_MODEL_NAME}** "
+            f"({epoch_count(job.settings.epochs)}, about a minute on 2 CPU cores). It is saved as **{DEFAULT_MODEL_NAME}** "
             f"in `{models_dir}`, so later launches start at once.")
     bar = st.progress(job.history.fraction, text=job.status())
     while not job.wait(0.5):  # watch without rerunning: a rerun per poll slowed the training thread down

@@ -6,7 +6,8 @@ Cases (tokens/s of one forward pass, both directions, all layers):
   toy b1 / toy b32   word embedding 128 → 256, 2 layers of 256 cells per direction, 12 tokens
   elmo-small b32     input 128, 1024 cells projected to 128, 2 layers per direction, 20 tokens
 and one training step of the toy ``BiLanguageModel`` (batch 32, 12 tokens + boundaries, Adam), in ms: float32,
-and mixed_bfloat16 where the CPU has native bfloat16 (what the ``toy`` preset trains with there).
+and mixed_bfloat16 where the CPU has native bfloat16 (the toy preset's ``"auto"`` picks it only where it measures
+faster, see ``elmo_keras/models/precision.py``).
 
 Our BiLM runs in three ways: "graph" (tf.function, the symbolic ``scan`` loop), "xla" (the loop unrolled,
 ``jit_compile=True``, one compilation per shape) and, for training, the graph mode ``train_bilm`` uses.

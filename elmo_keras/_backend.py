@@ -8,7 +8,7 @@
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
 - ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
-- ``has_native_bfloat16``: whether bfloat16 training pays off here.
+- ``has_native_bfloat16``: whether bfloat16 training can pay off here (``models.precision`` measures if it does).
 """
 
 from __future__ import annotations
@@ -156,8 +156,9 @@ def gathered_batches(inputs, targets, plan, lengths):
 def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
     """True on TensorFlow when the CPU does bfloat16 arithmetic natively (AVX512-BF16 or AMX-BF16 flags).
 
-    There oneDNN's bfloat16 matmuls use those instructions, which take twice as many values per instruction as
-    float32 ones, so they beat float32; elsewhere bfloat16 is emulated and slower, so "auto" means float32.
+    There oneDNN's bfloat16 matmuls use those instructions; elsewhere bfloat16 is emulated and slower. The flag
+    only rules bfloat16 out: whether a whole training step is faster with it is measured
+    (``models.precision``), since casts and small matmuls can make it slower even with the instructions.
 
     Args:
         cpuinfo_path: str, the file listing the CPU flags. Defaults to ``"/proc/cpuinfo"`` (False if unreadable).

@@ -2,9 +2,12 @@
 
 import os
 import pathlib
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+# per-machine measurements (training_precision="auto") go to a cache of this run, not the user's home
+os.environ["ELMO_KERAS_CACHE"] = tempfile.mkdtemp(prefix="elmo_keras_cache_")
 
 import pytest  # noqa: E402
 

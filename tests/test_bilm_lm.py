@@ -136,9 +136,8 @@ def test_bfloat16_training_hands_back_a_float32_model():
     assert all(keras.backend.standardize_dtype(a.dtype) == "float32" for a in model.bilm(inputs)["activations"])
 
 
-def test_training_precision_auto_follows_the_cpu(tmp_path, monkeypatch):
+def test_native_bfloat16_is_read_off_the_cpu_flags(tmp_path):
     from elmo_keras import _backend
-    from elmo_keras.models import training
 
     with_bf16, without = tmp_path / "with", tmp_path / "without"
     with_bf16.write_text("flags\t\t: fpu sse avx512f avx512_bf16 fma\n")
@@ -146,10 +145,36 @@ def test_training_precision_auto_follows_the_cpu(tmp_path, monkeypatch):
     assert _backend.has_native_bfloat16(str(with_bf16)) is (keras.backend.backend() == "tensorflow")
     assert _backend.has_native_bfloat16(str(without)) is False
     assert _backend.has_native_bfloat16(str(tmp_path / "missing")) is False
-    for native, expected in ((True, "mixed_bfloat16"), (False, "float32")):
-        monkeypatch.setattr(training, "has_native_bfloat16", lambda native=native: native)
-        assert training.resolve_training_precision("auto") == expected
-        assert training.resolve_training_precision("float32") == "float32"
     assert get_preset("toy").training_precision == "auto" and get_preset("tiny").training_precision == "float32"
     with pytest.raises(ValueError, match="training_precision must be one of"):
         get_preset("tiny").replace(training_precision="float16")
+
+
+def test_auto_precision_is_measured_once_and_bfloat16_must_be_faster(tmp_path, monkeypatch):
+    from elmo_keras.models import precision
+
+    monkeypatch.setenv("ELMO_KERAS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(precision, "machine_key", lambda config: f"this machine, units {config.units}")
+    monkeypatch.setattr(precision, "has_native_bfloat16", lambda: True)
+    timings, calls = {"float32": 0.10, "mixed_bfloat16": 0.08}, []
+    monkeypatch.setattr(precision, "measure_precisions", lambda config: calls.append(config) or dict(timings))
+    auto = get_preset("tiny").replace(training_precision="auto")
+    assert precision.resolve_training_precision(auto) == ("mixed_bfloat16", timings)  # 1.25x faster
+    timings["mixed_bfloat16"] = 0.095  # measured again for other sizes: only 1.05x faster, not enough
+    assert precision.resolve_training_precision(auto.replace(units=8))[0] == "float32"
+    assert precision.resolve_training_precision(auto)[0] == "mixed_bfloat16" and len(calls) == 2  # cached
+    assert precision.resolve_training_precision(auto.replace(training_precision="float32")) == ("float32", None)
+    (tmp_path / "cache" / precision.CACHE_FILE).write_text("{not json")  # a damaged cache is measured again
+    assert precision.resolve_training_precision(auto)[0] == "float32" and len(calls) == 3
+    monkeypatch.setenv("ELMO_KERAS_CACHE", str(tmp_path / "cache" / precision.CACHE_FILE / "inside-a-file"))
+    assert precision.resolve_training_precision(auto)[0] == "float32"  # an unwritable cache keeps nothing
+    monkeypatch.setattr(precision, "has_native_bfloat16", lambda: False)
+    assert precision.resolve_training_precision(auto) == ("float32", None)  # emulated bfloat16: no probe
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="the precision probe times TensorFlow graphs")
+def test_the_precision_probe_times_both_precisions():
+    from elmo_keras.models.precision import measure_precisions
+
+    seconds = measure_precisions(get_preset("tiny"), rounds=1)
+    assert set(seconds) == {"float32", "mixed_bfloat16"} and all(0 < s < 60 for s in seconds.values())

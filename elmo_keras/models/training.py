@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from elmo_keras._backend import has_native_bfloat16
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.models.batches import ShuffledBatches, training_batches
@@ -18,17 +17,11 @@ from elmo_keras.models.callbacks import (
     check_finite_weights,
 )
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
+from elmo_keras.models.precision import resolve_training_precision
 from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, check_fits_in_memory, get_preset
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
-
-
-def resolve_training_precision(precision: str) -> str:
-    """``"auto"`` → ``"mixed_bfloat16"`` where the CPU has native bfloat16 arithmetic, else ``"float32"``."""
-    if precision != "auto":
-        return precision
-    return "mixed_bfloat16" if has_native_bfloat16() else "float32"
 
 
 def train_bilm(
@@ -88,8 +81,8 @@ def train_bilm(
     if config.batch_size > len(sentences):  # a bigger batch would only be padded with empty rows
         config = config.replace(batch_size=len(sentences))
 
+    precision, precision_probe = resolve_training_precision(config)  # before seeding: the probe builds models
     keras.utils.set_random_seed(int(seed))
-    precision = resolve_training_precision(config.training_precision)
 
     def built_model(dtype=None):
         model = build_bilm_lm(config, len(vocabulary), dtype=dtype)
@@ -119,6 +112,7 @@ def train_bilm(
         "config": config.to_dict(),
         "seed": int(seed),
         "training_precision": precision,
+        "precision_probe_seconds": precision_probe,
         "num_sentences": len(sentences),
         "num_tokens": int(sum(len(s) for s in sentences)),
         "vocab_size": len(vocabulary),

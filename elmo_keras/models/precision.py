@@ -1,0 +1,146 @@
+"""``training_precision="auto"``: float32, or mixed_bfloat16 only where a measurement on this machine shows it faster.
+
+A CPU flag cannot decide it: oneDNN's bfloat16 matmuls use AVX512-BF16 where the CPU has it, but a whole training
+step also pays for casts and for many small matmuls, and on some CPUs with the flag it is slower than float32.
+So "auto" times the training work itself — forward, loss and gradients of a ``BiLanguageModel`` of the config's
+sizes, in both precisions, interleaved — and picks mixed_bfloat16 only when it is at least ``MIN_SPEEDUP`` times
+faster. The flag is used only to rule bfloat16 out (without it bfloat16 is emulated: slower for certain).
+
+The measurement (a few seconds) is cached per machine, software versions and model sizes in
+``<cache>/training_precision.json`` — ``$ELMO_KERAS_CACHE``, else ``$XDG_CACHE_HOME/elmo_keras``, else
+``~/.cache/elmo_keras`` — so it runs once, and the same machine keeps choosing the same precision (``train_bilm``
+stays deterministic for a seed). An unreadable cache is measured again; an unwritable one is not kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import platform
+import tempfile
+import time
+
+import numpy as np
+
+from elmo_keras._backend import has_native_bfloat16
+from elmo_keras._quiet import keras
+from elmo_keras.models.presets import BiLMConfig, build_bilm_lm
+
+MIN_SPEEDUP = 1.1  # bfloat16 must beat float32 by this factor: a tie is not worth the rounding
+CACHE_FILE = "training_precision.json"
+PRECISIONS_MEASURED = ("float32", "mixed_bfloat16")
+PROBE_VOCABULARY, PROBE_BATCH, PROBE_STEPS, PROBE_ROUNDS = 64, 32, 16, 3
+
+
+def cache_directory() -> pathlib.Path:
+    """Where elmo_keras keeps per-machine measurements (see the module docstring)."""
+    if os.environ.get("ELMO_KERAS_CACHE"):
+        return pathlib.Path(os.environ["ELMO_KERAS_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "elmo_keras"
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_key(config: BiLMConfig) -> str:
+    """What the measurement depends on: the CPU, its core count, the software and the model's sizes."""
+    import tensorflow as tf  # here: resolve_training_precision reaches this on the TensorFlow backend only
+
+    sizes = (config.token_input, config.embedding_dim, config.units, config.projection_dim, config.num_layers)
+    return (f"{_cpu_name()} | {os.cpu_count()} cpus | tensorflow {tf.__version__} | keras {keras.__version__} | "
+            f"sizes {sizes}")
+
+
+def measure_precisions(config: BiLMConfig, rounds: int = PROBE_ROUNDS) -> dict[str, float]:
+    """Seconds per training computation (forward, loss, gradients) in ``float32`` and ``mixed_bfloat16``.
+
+    The model has the config's sizes over a small vocabulary; the two precisions are timed in alternation,
+    ``rounds`` times each, and the fastest time of each is kept. Building the models draws from Keras's global
+    random state: ``train_bilm`` measures before it seeds.
+
+    Returns:
+        ``{"float32": seconds, "mixed_bfloat16": seconds}``.
+    """
+    import tensorflow as tf  # here: resolve_training_precision reaches this on the TensorFlow backend only
+
+    rng = np.random.default_rng(0)
+    ids = rng.integers(4, PROBE_VOCABULARY, size=(PROBE_BATCH, PROBE_STEPS)).astype("int32")
+    if config.token_input == "char":
+        ids = rng.integers(1, 261, size=(PROBE_BATCH, PROBE_STEPS, 50)).astype("int32")
+    targets = tf.constant(rng.integers(4, PROBE_VOCABULARY, size=(PROBE_BATCH, PROBE_STEPS)).astype("int32"))
+    inputs = tf.constant(ids)
+    steps = {}
+    for precision in PRECISIONS_MEASURED:
+        model = build_bilm_lm(config, PROBE_VOCABULARY, dtype=precision)
+        model.build(model.bilm.input_ids_shape)
+
+        def step(x, y, model=model):
+            with tf.GradientTape() as tape:
+                loss = model.compute_loss(y=y, y_pred=model(x, training=True), training=True)
+            gradients = tape.gradient(loss, model.trainable_variables)
+            return [g.values if isinstance(g, tf.IndexedSlices) else g for g in gradients]  # the embedding's: sparse
+
+        steps[precision] = tf.function(step)
+        steps[precision](inputs, targets)  # trace and warm up
+    best = {precision: float("inf") for precision in steps}
+    for _ in range(rounds):
+        for precision, step in steps.items():
+            started = time.perf_counter()
+            for gradient in step(inputs, targets):
+                gradient.numpy()
+            best[precision] = min(best[precision], time.perf_counter() - started)
+    return best
+
+
+def _read_cache(path: pathlib.Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: pathlib.Path, data: dict) -> None:
+    """Replace the cache file in one step (a reader never sees half of it); an unwritable place keeps nothing."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+        os.replace(f.name, path)
+    except OSError:
+        pass
+
+
+def resolve_training_precision(config: BiLMConfig) -> tuple[str, dict | None]:
+    """The precision ``train_bilm`` computes in for ``config``, and the measurement behind an ``"auto"`` choice.
+
+    Returns:
+        ``(precision, measurement)``: ``"float32"`` or ``"mixed_bfloat16"``, and for ``"auto"`` on a CPU with
+        native bfloat16 ``{"float32": s, "mixed_bfloat16": s}`` (seconds per step, measured now or cached);
+        otherwise None.
+    """
+    if config.training_precision != "auto":
+        return config.training_precision, None
+    if not has_native_bfloat16():  # emulated bfloat16 (or another backend): float32 is faster for certain
+        return "float32", None
+    path = cache_directory() / CACHE_FILE
+    key = machine_key(config)
+    cache = _read_cache(path)
+    measurement = cache.get(key)
+    valid = isinstance(measurement, dict) and all(
+        isinstance(measurement.get(p), (int, float)) and measurement[p] > 0 for p in PRECISIONS_MEASURED)
+    if not valid:
+        measurement = measure_precisions(config)
+        _write_cache(path, {**_read_cache(path), key: measurement})
+    faster = measurement["float32"] / measurement["mixed_bfloat16"] >= MIN_SPEEDUP
+    return ("mixed_bfloat16" if faster else "float32"), {p: float(measurement[p]) for p in PRECISIONS_MEASURED}
