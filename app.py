@@ -1,10 +1,11 @@
 """ELMo explorer: see contextual embeddings, ELMo's layer weights and decoding strategies at work.
 
-Run with ``streamlit run app.py``. This frame runs before every page: it initialises the session state,
-makes sure a trained biLM exists (on first launch it trains the ``toy`` preset on the built-in corpus and
-saves it as ``toy`` in the models directory), shows the active model in the sidebar with a picker over the
-models saved on disk, and runs the page chosen in the navigation. All computation lives in
-``elmo_keras.explorer``; pages read widgets, call one service function and render.
+Run with ``streamlit run app.py``. This frame runs before every page: it initialises the session state, makes
+sure a trained biLM exists (on first launch it installs the shipped ``toy`` model in the models directory, or,
+where the package holds none, trains the ``toy`` preset on the built-in corpus and saves it as ``toy``), shows
+the active model in the sidebar with a picker over the models saved on disk, and runs the page chosen in the
+navigation. All computation lives in ``elmo_keras.explorer``; pages read widgets, call one service function and
+render.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import streamlit as st
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import builtin_corpus, describe
+from elmo_keras.explorer.default_model import install_default_model
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
 from elmo_keras.explorer.training import BackgroundTraining, epoch_count
 
@@ -41,8 +43,8 @@ def first_launch(models_dir) -> None:
     job = first_launch_training(str(models_dir))
     st.title("ELMo explorer")
     st.info(f"First launch: training the `{DEFAULT_PRESET}` biLM on the built-in polysemy corpus "
-            f"({epoch_count(job.settings.epochs)}, about a minute on 2 CPU cores). It is saved as **{DEFAULT_MODEL_NAME}** "
-            f"in `{models_dir}`, so later launches start at once.")
+            f"({epoch_count(job.settings.epochs)}, about a minute on 2 CPU cores). It is saved as "
+            f"**{DEFAULT_MODEL_NAME}** in `{models_dir}`, so later launches start at once.")
     bar = st.progress(job.history.fraction, text=job.status())
     while not job.wait(0.5):  # watch without rerunning: a rerun per poll slowed the training thread down
         bar.progress(job.history.fraction, text=job.status())
@@ -94,6 +96,11 @@ if st.session_state[state.CORPUS] is None:
 page = st.navigation(PAGES)
 models_dir = models_directory()
 models = list_models(models_dir)
+if not models and install_default_model(models_dir) is not None:  # the shipped toy model: no training to wait for
+    models = list_models(models_dir)
+    st.session_state[state.MESSAGE] = (
+        "info", f"Installed the shipped `{DEFAULT_MODEL_NAME}` biLM in `{models_dir}` (built by "
+                "`tools/build_default_model.py`); train your own on the Corpus & training page.")
 if not models:
     first_launch(models_dir)
 model_sidebar(models)

@@ -7,6 +7,8 @@ import json
 import shutil
 import time
 
+import pytest
+
 from elmo_keras.explorer import state
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, list_models
 from elmo_keras.models import load_bilm
@@ -64,10 +66,26 @@ def test_the_sidebar_says_1_epoch_not_1_epochs(tiny_models_dir, tmp_path, monkey
     assert "preset **tiny** (word-level), 1 epoch\n" in info and "1 epochs" not in info
 
 
-def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_dir, tmp_path, monkeypatch):
-    """With no model on disk the frame trains in the background (here: a stand-in returning the tiny model),
-    watches its progress and saves 'toy'; the run after that trains nothing."""
+def test_first_launch_installs_the_shipped_model_and_trains_nothing(tmp_path, monkeypatch):
     from elmo_keras.explorer import training
+
+    empty = tmp_path / "models"
+    monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(empty))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(training, "train_on_corpus", lambda *args, **kwargs: pytest.fail("nothing is trained"))
+    at = open_app()
+    assert [info.name for info in list_models(empty)] == [DEFAULT_MODEL_NAME]
+    assert at.sidebar.selectbox(key=state.MODEL_PICKER).value == DEFAULT_MODEL_NAME
+    assert any("Installed the shipped `toy` biLM" in info.value for info in at.info)
+    assert_no_exception(at)
+
+
+def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_dir, tmp_path, monkeypatch):
+    """With no model on disk and none shipped, the frame trains in the background (here: a stand-in returning the
+    tiny model), watches its progress and saves 'toy'; the run after that trains nothing."""
+    from elmo_keras.explorer import default_model, training
+
+    monkeypatch.setattr(default_model, "shipped_default_model", lambda: None)
 
     empty = tmp_path / "models"
     monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(empty))
@@ -91,8 +109,9 @@ def test_first_launch_trains_the_default_model_and_saves_it_as_toy(tiny_models_d
 
 
 def test_a_failed_first_launch_training_is_reported_and_tried_again(tmp_path, monkeypatch):
-    from elmo_keras.explorer import training
+    from elmo_keras.explorer import default_model, training
 
+    monkeypatch.setattr(default_model, "shipped_default_model", lambda: None)
     monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(tmp_path / "models"))
     monkeypatch.setenv("HOME", str(tmp_path))
     calls = []

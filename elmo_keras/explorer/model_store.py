@@ -30,7 +30,7 @@ TAGGER_DIR_NAME, TAGLM_DIR_NAME = "tagger-toy", "taglm-toy"  # the tagging page'
 RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME})
 MAX_NAME_LENGTH = 64
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
-_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate")
+_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate", "training_precision")
 
 
 def models_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:
