@@ -14,8 +14,8 @@ import streamlit as st
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import builtin_corpus, describe
-from elmo_keras.explorer.default_model import install_default_model
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
+from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.explorer.training import BackgroundTraining, epoch_count
 
 PAGES = [
@@ -96,11 +96,11 @@ if st.session_state[state.CORPUS] is None:
 page = st.navigation(PAGES)
 models_dir = models_directory()
 models = list_models(models_dir)
-if not models and install_default_model(models_dir) is not None:  # the shipped toy model: no training to wait for
+if not models and install_shipped_model(models_dir, DEFAULT_MODEL_NAME):  # the shipped toy biLM: nothing to train
     models = list_models(models_dir)
     st.session_state[state.MESSAGE] = (
         "info", f"Installed the shipped `{DEFAULT_MODEL_NAME}` biLM in `{models_dir}` (built by "
-                "`tools/build_default_model.py`); train your own on the Corpus & training page.")
+                "`tools/build_shipped_models.py`); train your own on the Corpus & training page.")
 if not models:
     first_launch(models_dir)
 model_sidebar(models)

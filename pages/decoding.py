@@ -17,7 +17,7 @@ from elmo_keras.explorer.decoding import (
     default_epochs,
     load_seq2seq_model,
     outputs_table,
-    seq2seq_ref,
+    ready_seq2seq_ref,
     source_choices,
     train_default_seq2seq,
 )
@@ -48,7 +48,7 @@ st.caption("A small GRU encoder-decoder trained on household commands → paraph
            "source, so the model learns a real distribution). Every strategy calls the same next-token "
            "distribution; they differ only in what they do with it.")
 models_dir = models_directory()
-ref = seq2seq_ref(models_dir)
+ref = ready_seq2seq_ref(models_dir)
 if ref is None:
     epochs = default_epochs()
     bar = st.progress(0.0, text="First use: training the toy seq2seq model…")

@@ -11,9 +11,9 @@ from elmo_keras.explorer.tagging import (
     example_sentences,
     experiment_tables,
     load_tagger_model,
+    ready_tagger_refs,
     shipped_experiments,
     tag_sentence,
-    tagger_refs,
 )
 from page_common import require_frame
 
@@ -76,7 +76,7 @@ interactive = st.container()  # filled below the experiments' code, shown above 
 show_experiments()
 
 models_dir = models_directory()
-refs = tagger_refs(models_dir)
+refs = ready_tagger_refs(models_dir)
 with interactive:
     if refs is None:
         job = tagger_training(str(models_dir))

@@ -83,9 +83,9 @@ def test_first_launch_installs_the_shipped_model_and_trains_nothing(tmp_path, mo
 def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_dir, tmp_path, monkeypatch):
     """With no model on disk and none shipped, the frame trains in the background (here: a stand-in returning the
     tiny model), watches its progress and saves 'toy'; the run after that trains nothing."""
-    from elmo_keras.explorer import default_model, training
+    from elmo_keras.explorer import shipped_models, training
 
-    monkeypatch.setattr(default_model, "shipped_default_model", lambda: None)
+    monkeypatch.setattr(shipped_models, "shipped_model", lambda name: None)
 
     empty = tmp_path / "models"
     monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(empty))
@@ -109,9 +109,9 @@ def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_d
 
 
 def test_a_failed_first_launch_training_is_reported_and_tried_again(tmp_path, monkeypatch):
-    from elmo_keras.explorer import default_model, training
+    from elmo_keras.explorer import shipped_models, training
 
-    monkeypatch.setattr(default_model, "shipped_default_model", lambda: None)
+    monkeypatch.setattr(shipped_models, "shipped_model", lambda name: None)
     monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(tmp_path / "models"))
     monkeypatch.setenv("HOME", str(tmp_path))
     calls = []

@@ -7,7 +7,7 @@ import pytest
 
 from elmo_keras.analysis import cosine_similarity_matrices, sense_separation, word_occurrences
 from elmo_keras.data import TARGET_WORDS, load_polysemy
-from elmo_keras.explorer.default_model import shipped_default_model
+from elmo_keras.explorer.shipped_models import shipped_model
 from elmo_keras.models import load_bilm, train_bilm
 
 pytestmark = pytest.mark.slow
@@ -41,10 +41,10 @@ def test_layer0_identical_top_layer_separates_senses(toy_model, corpus, word):
 
 
 def test_the_recipe_rebuilds_the_shipped_default_model(toy_model):
-    """``tools/build_default_model.py`` trains this same recipe in float32: where "auto" chose float32 too, the
+    """``tools/build_shipped_models.py`` trains this same recipe in float32: where "auto" chose float32 too, the
     freshly trained model has the shipped one's held-out perplexities (to 1%: another CPU may round differently)."""
     if toy_model.training_summary["training_precision"] != "float32":
         pytest.skip("this machine trains the toy preset in bfloat16; the shipped model was trained in float32")
-    shipped = load_bilm(shipped_default_model()).training_summary["heldout"]
+    shipped = load_bilm(shipped_model("toy")).training_summary["heldout"]
     for direction in ("forward_perplexity", "backward_perplexity"):
         assert toy_model.training_summary["heldout"][direction] == pytest.approx(shipped[direction], rel=0.01)

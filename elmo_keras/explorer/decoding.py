@@ -20,6 +20,7 @@ from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding import beam_search, greedy, sample
 from elmo_keras.decoding.trace import DecodeTrace
 from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef
+from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models.seq2seq import Seq2SeqConfig, load_seq2seq, save_seq2seq, train_seq2seq
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, SPECIAL_TOKENS
@@ -93,6 +94,13 @@ def seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
     if not path.is_file() or not (path.parent / "vocabulary.json").is_file():
         return None
     return ModelRef(str(pathlib.Path(models_dir)), SEQ2SEQ_DIR_NAME, path.stat().st_mtime_ns)
+
+
+def ready_seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
+    """The seq2seq model's ref, after installing the shipped one where the models directory has none; None only
+    where the package ships none either (then ``train_default_seq2seq``)."""
+    install_shipped_model(models_dir, SEQ2SEQ_DIR_NAME)
+    return seq2seq_ref(models_dir)
 
 
 def train_default_seq2seq(models_dir: str | os.PathLike, progress: Callable[[int, dict], None] | None = None,

@@ -1,6 +1,7 @@
 """The Tagging page's service: the two toy taggers on disk, and everything the page shows for a typed sentence.
 
-On first use ``train_default_taggers`` trains, on the shipped toy data, a small word-level biLM on the unlabelled
+The two taggers ship with the package and are installed on first use (``ready_tagger_refs``); where none are
+shipped, ``train_default_taggers`` trains, on the shipped toy data, a small word-level biLM on the unlabelled
 tagging text (TagLM's frozen language model), the multi-task POS + frame tagger and TagLM with a constrained
 BIOES CRF, and saves the two taggers beside the biLMs under reserved names (TagLM's ``.keras`` file carries its
 frozen biLM). ``tag_sentence`` is the page's one call: POS and frame tags, TagLM's Viterbi path next to the
@@ -22,6 +23,7 @@ from keras import ops
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
+from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models import train_bilm
 from elmo_keras.tagging.experiments import shipped_results, summarize
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
@@ -73,6 +75,14 @@ def tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | No
             return None
         refs.append(ModelRef(str(pathlib.Path(models_dir)), name, path.stat().st_mtime_ns))
     return refs[0], refs[1]
+
+
+def ready_tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | None:
+    """``tagger_refs`` after installing the shipped taggers where the models directory lacks them; None only where
+    the package ships none either (then ``train_default_taggers``)."""
+    for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME):
+        install_shipped_model(models_dir, name)
+    return tagger_refs(models_dir)
 
 
 def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,

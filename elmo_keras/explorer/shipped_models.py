@@ -1,0 +1,59 @@
+"""The explorer's models, shipped with the package so that no page trains before it can show something.
+
+``tools/build_shipped_models.py`` builds them reproducibly (fixed seeds) into ``elmo_keras/data/shipped_models``,
+one directory per model under the name it takes in the models directory: the ``toy`` biLM (the ``toy`` preset,
+seed 0, float32), the decoding page's seq2seq model and the tagging page's two taggers. ``tests/test_shipped_models.py``
+loads each with the current code and checks what it must show. ``install_shipped_model`` copies one into the
+models directory when it is missing there; where the package holds none (a trimmed install), the page trains it.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+from importlib import resources
+
+from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME
+from elmo_keras.models.persistence import MODEL_FILE
+from elmo_keras.safe_files import staging_directory
+
+SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME)
+
+
+def shipped_models_directory() -> pathlib.Path:
+    """``elmo_keras/data/shipped_models`` inside the installed package."""
+    return pathlib.Path(str(resources.files("elmo_keras.data") / "shipped_models"))
+
+
+def shipped_model(name: str) -> pathlib.Path | None:
+    """The shipped model directory called ``name``, or None when the package holds no complete one."""
+    directory = shipped_models_directory() / name
+    return directory if (directory / MODEL_FILE).is_file() else None
+
+
+def install_shipped_model(models_dir: str | os.PathLike, name: str) -> bool:
+    """Copy the shipped model ``name`` into ``models_dir`` unless a model of that name is there already.
+
+    The copy is made in a hidden sibling and renamed into place in one step, so an interrupted copy never leaves
+    half a model behind, and a model saved under that name meanwhile (another session training it) is kept.
+
+    Returns:
+        True when the model was installed now; False without a shipped model or when ``name`` already exists.
+    """
+    source = shipped_model(name)
+    target = pathlib.Path(models_dir) / name
+    if source is None or target.exists():
+        return False
+    staging = staging_directory(target)
+    try:
+        for path in source.iterdir():
+            if path.is_file():
+                shutil.copyfile(path, staging / path.name)
+        os.rename(staging, target)  # atomic; refuses (OSError) if a non-empty directory appeared meanwhile
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not target.exists():
+            raise
+        return False
+    return True

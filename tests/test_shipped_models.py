@@ -1,0 +1,79 @@
+"""The models shipped in ``elmo_keras/data/shipped_models`` (built by ``tools/build_shipped_models.py``) load with
+the current code and do what their pages show: the ``toy`` biLM is the ``toy`` preset and separates the senses of
+held-out sentences, the seq2seq model paraphrases held-out sources, the taggers tag held-out sentences (TagLM's
+BIOES paths always valid). Installing one into a models directory never replaces a model there."""
+
+import numpy as np
+import pytest
+
+from elmo_keras.analysis import sense_separation, word_occurrences
+from elmo_keras.data import TARGET_WORDS, load_polysemy, ner_examples, pos_examples
+from elmo_keras.explorer.model_store import (
+    DEFAULT_MODEL_NAME,
+    SEQ2SEQ_DIR_NAME,
+    TAGGER_DIR_NAME,
+    TAGLM_DIR_NAME,
+    list_models,
+    preset_of,
+)
+from elmo_keras.explorer.shipped_models import SHIPPED_NAMES, install_shipped_model, shipped_model
+from elmo_keras.models import evaluate_seq2seq, load_bilm, load_seq2seq
+from elmo_keras.tagging import evaluate_tagger, load_tagger
+
+
+def _shipped(name):
+    directory = shipped_model(name)
+    assert directory is not None, f"shipped model {name!r} is missing: run tools/build_shipped_models.py"
+    return directory
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return load_bilm(_shipped(DEFAULT_MODEL_NAME))
+
+
+def test_every_page_model_is_shipped():
+    assert all(shipped_model(name) is not None for name in SHIPPED_NAMES)
+
+
+def test_the_shipped_biLM_is_the_toy_preset_and_beats_a_unigram_model(toy):
+    summary = toy.training_summary
+    assert preset_of(summary["config"]) == "toy" and summary["seed"] == 0
+    for direction in ("forward_perplexity", "backward_perplexity"):
+        assert summary["heldout"][direction] < 0.6 * summary["heldout_unigram_perplexity"]
+
+
+@pytest.mark.parametrize("word", TARGET_WORDS)
+def test_the_shipped_biLM_separates_heldout_senses(toy, word):
+    corpus = load_polysemy()
+    accuracy = sense_separation(word_occurrences(toy, word, corpus[corpus.word == word]))
+    assert accuracy[0] == 0.0 and accuracy[-1] >= 0.9, f"{word}: {accuracy}"
+
+
+def test_the_shipped_seq2seq_model_paraphrases_heldout_sources():
+    scores = evaluate_seq2seq(load_seq2seq(_shipped(SEQ2SEQ_DIR_NAME)), beam_size=3)
+    assert scores["beam_valid"] >= 0.5 and scores["reference_token_accuracy"] >= 0.5, scores
+
+
+def test_the_shipped_taggers_tag_heldout_sentences():
+    tagger, taglm = load_tagger(_shipped(TAGGER_DIR_NAME)), load_tagger(_shipped(TAGLM_DIR_NAME))
+    assert evaluate_tagger(tagger, "pos", pos_examples("heldout"))["accuracy"] >= 0.8
+    ner = evaluate_tagger(taglm, "ner", ner_examples("heldout"), scheme="BIOES")
+    assert ner["invalid_sentences"] == 0 and ner["span_f1"] >= 0.3, ner
+
+
+def test_install_copies_a_model_once_and_never_replaces_one(tmp_path):
+    models = tmp_path / "models"
+    assert install_shipped_model(models, DEFAULT_MODEL_NAME)
+    installed = models / DEFAULT_MODEL_NAME
+    assert sorted(p.name for p in installed.iterdir()) == sorted(p.name for p in _shipped(DEFAULT_MODEL_NAME).iterdir())
+    assert [info.name for info in list_models(models)] == [DEFAULT_MODEL_NAME]
+    assert not [p for p in models.iterdir() if p.name.startswith(".")]  # no staging directory left behind
+    vocabulary = installed / "vocabulary.json"
+    vocabulary.write_text(vocabulary.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the user's copy now
+    mine = vocabulary.read_bytes()
+    assert not install_shipped_model(models, DEFAULT_MODEL_NAME)  # a model of that name is there: kept
+    assert vocabulary.read_bytes() == mine
+    assert not install_shipped_model(models, "no-such-model")
+    np.testing.assert_array_equal(load_bilm(installed).get_weights()[0],
+                                  load_bilm(_shipped(DEFAULT_MODEL_NAME)).get_weights()[0])
