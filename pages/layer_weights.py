@@ -7,7 +7,8 @@ import streamlit as st
 
 from elmo_keras.explorer import charts
 from elmo_keras.explorer.corpus import fingerprint
-from elmo_keras.explorer.layer_weights import layer_weight_report, rescore, softmax
+from elmo_keras.explorer.layer_weights import rescore, softmax
+from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report
 from page_common import active_model
 
 SEED_KEY, SLIDERS_FOR_KEY = "layer_weights_seed", "layer_weights_sliders_for"
@@ -16,7 +17,7 @@ SEED_KEY, SLIDERS_FOR_KEY = "layer_weights_seed", "layer_weights_sliders_for"
 @st.cache_data(show_spinner="Running the biLM over the corpus once, then training the mix and the probes…",
                max_entries=16)
 def report_for(_model, ref, corpus_key, _corpus, seed):
-    return layer_weight_report(_model, _corpus, seed)
+    return stored_layer_weight_report(_model, ref, _corpus, seed)
 
 
 def slider_key(task, name):

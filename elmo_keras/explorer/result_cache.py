@@ -1,0 +1,63 @@
+"""Results the explorer computes from a model, kept on disk beside the models so that a new server process (or a
+copy of a shipped model) shows them at once instead of recomputing them.
+
+A result lives in ``<models dir>/.results/<kind>/<key>.json``. The key hashes what the result depends on: the
+model's files (their content, so a copy of a model reuses its results and a model saved again does not), the
+caller's inputs (corpus fingerprint, seed) and ``FORMAT_VERSION``. Results are JSON (no pickle: a models
+directory may be shared, and reading it must never run code). A file that cannot be read or parsed is
+recomputed and written again; a directory that cannot be written to only costs the recomputation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import tempfile
+from collections.abc import Callable, Mapping
+
+FORMAT_VERSION = 1
+RESULTS_DIR_NAME = ".results"
+_MODEL_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) → content digest, per process
+
+
+def model_digest(model_dir: str | os.PathLike) -> str:
+    """A hash of the files of a model directory (content, not path or time); computed once per file version."""
+    digest = hashlib.sha256()
+    for path in sorted(pathlib.Path(model_dir).iterdir()):
+        if not path.is_file():
+            continue
+        stat = path.stat()
+        marker = (str(path), stat.st_size, stat.st_mtime_ns)
+        if marker not in _MODEL_DIGESTS:
+            _MODEL_DIGESTS[marker] = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest.update(f"{path.name}:{_MODEL_DIGESTS[marker]}\n".encode())
+    return digest.hexdigest()
+
+
+def result_path(models_dir: str | os.PathLike, kind: str, model_dir: str | os.PathLike,
+                inputs: Mapping[str, object]) -> pathlib.Path:
+    """Where the result of ``kind`` for this model and these inputs is kept."""
+    key = json.dumps({"model": model_digest(model_dir), "inputs": dict(inputs), "format": FORMAT_VERSION},
+                     sort_keys=True, default=str)
+    return pathlib.Path(models_dir) / RESULTS_DIR_NAME / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+
+def cached_result(path: pathlib.Path, compute: Callable[[], dict]) -> dict:
+    """The JSON object stored at ``path``, or ``compute()``'s (a JSON-ready dict), stored there for next time."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(stored, dict):
+            return stored
+    except (OSError, ValueError):
+        pass
+    result = compute()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as f:
+            json.dump(result, f)
+        os.replace(f.name, path)  # one step: a reader sees the old file or the whole new one
+    except OSError:
+        pass
+    return result
