@@ -68,7 +68,7 @@ def test_install_copies_a_model_once_and_never_replaces_one(tmp_path):
     installed = models / DEFAULT_MODEL_NAME
     assert sorted(p.name for p in installed.iterdir()) == sorted(p.name for p in _shipped(DEFAULT_MODEL_NAME).iterdir())
     assert [info.name for info in list_models(models)] == [DEFAULT_MODEL_NAME]
-    assert not [p for p in models.iterdir() if p.name.startswith(".")]  # no staging directory left behind
+    assert not [p for p in models.iterdir() if ".saving-" in p.name]  # no staging directory left behind
     vocabulary = installed / "vocabulary.json"
     vocabulary.write_text(vocabulary.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # the user's copy now
     mine = vocabulary.read_bytes()
@@ -77,3 +77,19 @@ def test_install_copies_a_model_once_and_never_replaces_one(tmp_path):
     assert not install_shipped_model(models, "no-such-model")
     np.testing.assert_array_equal(load_bilm(installed).get_weights()[0],
                                   load_bilm(_shipped(DEFAULT_MODEL_NAME)).get_weights()[0])
+
+
+def test_the_shipped_layer_weights_report_is_found_for_the_installed_toy(tmp_path, monkeypatch):
+    """The layer-weights page opens on the shipped toy biLM without training a probe: its report on the built-in
+    corpus (seed 0) ships too, under the key the current code computes (rebuild it after changing the format)."""
+    from elmo_keras.explorer import layer_weights_store
+    from elmo_keras.explorer.corpus import builtin_corpus
+    from elmo_keras.explorer.model_store import find_model, load_model
+
+    models = tmp_path / "models"
+    assert install_shipped_model(models, DEFAULT_MODEL_NAME)
+    ref = find_model(models, DEFAULT_MODEL_NAME).ref
+    monkeypatch.setattr(layer_weights_store, "layer_weight_report",
+                        lambda *args: pytest.fail("no shipped report: run tools/build_shipped_models.py"))
+    report = layer_weights_store.stored_layer_weight_report(load_model(ref), ref, builtin_corpus(), seed=0)
+    assert [task.name for task in report.reports] == ["pos", "sense"] and report.findings

@@ -4,7 +4,9 @@
   (``training_precision="auto"`` could pick bfloat16 elsewhere; pinned so that a rebuild gives the same model)
   and saved without the optimizer's state (a third of the size; nothing resumes training from it);
 - ``seq2seq-toy``: the decoding page's GRU encoder-decoder (``explorer.decoding.train_default_seq2seq``, seed 0);
-- ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0).
+- ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0);
+- ``results``: what the layer-weights page computes from ``toy`` on the built-in corpus with seed 0
+  (``explorer.result_cache``'s layout), so that page opens at once too.
 
     python tools/build_shipped_models.py [--output elmo_keras/data/shipped_models]
 
@@ -25,8 +27,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from elmo_keras.analysis import sense_separation, word_occurrences  # noqa: E402
 from elmo_keras.data import TARGET_WORDS, load_polysemy  # noqa: E402
+from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
 from elmo_keras.explorer.decoding import train_default_seq2seq  # noqa: E402
-from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME  # noqa: E402
+from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report  # noqa: E402
+from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, find_model, load_model  # noqa: E402  # noqa: E402
+from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME  # noqa: E402
+from elmo_keras.explorer.shipped_models import SHIPPED_RESULTS  # noqa: E402
 from elmo_keras.explorer.tagging import train_default_taggers  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir, train_bilm  # noqa: E402
 from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: E402
@@ -61,6 +67,11 @@ def build(output: pathlib.Path) -> None:
         build_toy_bilm(scratch / "toy")
         train_default_seq2seq(scratch, seed=SEED)
         train_default_taggers(scratch, seed=SEED)
+        toy = find_model(scratch, "toy")
+        report = stored_layer_weight_report(load_model(toy.ref), toy.ref, builtin_corpus(), seed=0)
+        print(f"toy: layer-weights report on the built-in corpus, {len(report.reports)} tasks, stored")
+        shutil.rmtree(output / SHIPPED_RESULTS, ignore_errors=True)
+        shutil.copytree(scratch / RESULTS_DIR_NAME, output / SHIPPED_RESULTS)
         for name in ("toy", SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME):
             staging = staging_directory(output / name)
             shutil.rmtree(staging)

@@ -15,10 +15,12 @@ import shutil
 from importlib import resources
 
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME
+from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME
 from elmo_keras.models.persistence import MODEL_FILE
 from elmo_keras.safe_files import staging_directory
 
 SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME)
+SHIPPED_RESULTS = "results"  # results computed from the shipped models (``result_cache``'s layout), copied along
 
 
 def shipped_models_directory() -> pathlib.Path:
@@ -56,4 +58,23 @@ def install_shipped_model(models_dir: str | os.PathLike, name: str) -> bool:
         if not target.exists():
             raise
         return False
+    install_shipped_results(models_dir)
     return True
+
+
+def install_shipped_results(models_dir: str | os.PathLike) -> int:
+    """Copy the shipped results (e.g. the layer-weights report of the ``toy`` biLM on the built-in corpus) into
+    ``models_dir``'s results, keeping any file already there. Returns how many were copied."""
+    source = shipped_models_directory() / SHIPPED_RESULTS
+    copied = 0
+    for path in sorted(source.glob("*/*.json")) if source.is_dir() else []:
+        target = pathlib.Path(models_dir) / RESULTS_DIR_NAME / path.parent.name / path.name
+        if target.exists():
+            continue
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)  # a result is read whole or recomputed (``result_cache``)
+            copied += 1
+        except OSError:
+            break  # results only save time: a models directory that takes none still works
+    return copied
