@@ -42,6 +42,7 @@ from elmo_keras._backend import has_native_bfloat16  # noqa: E402
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.layers import BiLM, WordEmbedding  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset  # noqa: E402
+from elmo_keras.models.precision import resolve_training_precision  # noqa: E402
 
 VOCAB = 500
 
@@ -110,6 +111,7 @@ def forward_case(name, batch, steps, units, projection, encoder_dim, repeats, to
     print(f"  ratio ours/keras (best of each): {best_ref / best_ours:.2f}x")
     if torch_rate is not None:
         print(f"  ratio ours/pytorch (our best):   {tokens / best_ours / torch_rate:.2f}x")
+    return {label: tokens / results[label] for label in ("graph", "xla")}, torch_rate
 
 
 def training_case(repeats, torch_ms=None):
@@ -144,6 +146,7 @@ def training_case(repeats, torch_ms=None):
         print(f"  {'pytorch nn.LSTM (float32)':30s} {torch_ms:7.1f} ms")
         for label, seconds in results.items():
             print(f"  ratio {label} vs pytorch: {torch_ms / (seconds * 1e3):.2f}x (above 1: ours is faster)")
+    return {label.split(", ")[1].rstrip(")"): seconds * 1e3 for label, seconds in results.items()}
 
 
 def main():
@@ -154,9 +157,30 @@ def main():
     torch_results = torch_reference(args.repeats)
     torch_forward = torch_results["forward"] if torch_results else {}
     forward_case("toy", 1, 12, 256, None, 128, args.repeats, torch_forward.get("toy b1"))
-    forward_case("toy", 32, 12, 256, None, 128, args.repeats, torch_forward.get("toy b32"))
-    forward_case("elmo-small", 32, 20, 1024, 128, 128, args.repeats, torch_forward.get("elmo-small b32"))
-    training_case(args.repeats, torch_results["training_step_ms"] if torch_results else None)
+    toy = forward_case("toy", 32, 12, 256, None, 128, args.repeats, torch_forward.get("toy b32"))
+    small = forward_case("elmo-small", 32, 20, 1024, 128, 128, args.repeats, torch_forward.get("elmo-small b32"))
+    torch_ms = torch_results["training_step_ms"] if torch_results else None
+    steps = training_case(args.repeats, torch_ms)
+    summary(toy, small, steps, torch_ms)
+
+
+def summary(toy, small, steps, torch_ms):
+    """The table the performance targets are stated in: ours, PyTorch, ours / PyTorch (above 1: ours is faster)."""
+    auto, _ = resolve_training_precision(get_preset("toy"))  # what the toy preset trains in on this machine
+    rows = [(f"toy training step, {precision}", f"{ms:.1f} ms", torch_ms, torch_ms / ms if torch_ms else None)
+            for precision, ms in steps.items()]
+    rows.append((f"  (the toy preset's 'auto' picks {auto} here)", "", None, None))
+    for name, (rates, torch_rate) in (("toy b32 forward", toy), ("ELMo-small b32 forward", small)):
+        for label, rate in rates.items():
+            ratio = rate / torch_rate if torch_rate else None
+            rows.append((f"{name}, {label}", f"{rate:,.0f} tok/s", torch_rate, ratio))
+    print("\nsummary (PyTorch: ms per step / tokens per second)")
+    for work, ours_value, reference, ratio in rows:
+        reference_text = ""
+        if reference is not None:
+            reference_text = f"{reference:.1f} ms" if "step" in work else f"{reference:,.0f} tok/s"
+        ratio_text = "" if ratio is None else f"{ratio:.2f}x"
+        print(f"  {work:40s} {ours_value:>14s} {reference_text:>14s} {ratio_text:>7s}")
 
 
 if __name__ == "__main__":
