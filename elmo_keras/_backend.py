@@ -6,6 +6,7 @@
   ourselves with plain tensors as the carry. Other backends use ``keras.ops.scan``.
 - ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit``; eager elsewhere.
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager).
+- ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
 - ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
 - ``has_native_bfloat16``: whether bfloat16 training can pay off here (``models.precision`` measures if it does).
@@ -102,6 +103,22 @@ def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> C
     if execution == "graph":
         return tf.function(fn, input_signature=[tf.TensorSpec((None, None) + tuple(input_shape[2:]), tf.int32)])
     return tf.function(fn, jit_compile=True)
+
+
+def id_graph_function(fn: Callable, num_inputs: int) -> Callable:
+    """``fn(*ids)`` traced once as a TensorFlow graph for int32 `(batch, time)` inputs of any size, reused for every
+    shape (a Keras model called eagerly runs its layers op by op from Python); ``fn`` itself on other backends.
+
+    Args:
+        fn: ``fn(ids_1, …, ids_n) -> outputs``, each ``ids_i`` int32 `(batch, time)`.
+        num_inputs: n.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return fn
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    spec = tf.TensorSpec((None, None), tf.int32)
+    return tf.function(fn, input_signature=[spec] * num_inputs, autograph=False)
 
 
 def is_eager(tensor) -> bool:

@@ -205,6 +205,21 @@ def test_next_log_probs_checks_shapes():
         encode_sources([], None)
 
 
+def test_next_log_probs_is_one_graph_equal_to_calling_the_model(tmp_path):
+    """Scored as one traced function for every number and length of prefixes, with the model's own numbers; a
+    model that scored before saves and loads as usual."""
+    model = small_model("lstm", 2)
+    for prefixes in (np.array([[BOS_ID]]), np.array([[BOS_ID, 5, 6], [BOS_ID, 7, 8]])):
+        source = np.broadcast_to(SOURCE[0], (len(prefixes), SOURCE.shape[1]))
+        direct = model.next_token_log_probs(model((source, prefixes), training=False)[:, -1])
+        np.testing.assert_allclose(model.next_log_probs(SOURCE[0], prefixes), keras.ops.convert_to_numpy(direct),
+                                   atol=1e-6)
+    if keras.backend.backend() == "tensorflow":
+        assert model._compiled_next_log_probs.experimental_get_tracing_count() == 1
+    model.save(tmp_path / "scored.keras")
+    assert isinstance(keras.saving.load_model(tmp_path / "scored.keras"), Seq2Seq)
+
+
 def test_keras_file_round_trip(tmp_path):
     model = small_model("lstm", 2)
     model.save(tmp_path / "model.keras")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from keras import ops
 
+from elmo_keras._backend import id_graph_function
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int, check_rate
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
@@ -93,6 +94,7 @@ class Seq2Seq(keras.Model):
         self.vocabulary = None  # set by train_seq2seq / load_seq2seq
         self.config = None
         self.training_summary = {}
+        self._compiled_next_log_probs = None  # next_log_probs as one graph, made on first use
 
     @property
     def states_per_layer(self) -> int:
@@ -203,8 +205,13 @@ class Seq2Seq(keras.Model):
             )
         if source.shape[1] == 0 or (source == self.pad_id).all(axis=1).any():
             raise ValueError("every source needs at least one word (a source of only padding has nothing to encode)")
-        logits = self((source, prefixes), training=False)[:, -1]  # (n, V)
-        return ops.convert_to_numpy(self.next_token_log_probs(logits))
+        if self._compiled_next_log_probs is None:  # traced once, for every number and length of prefixes
+            self._compiled_next_log_probs = id_graph_function(self._last_log_probs, 2)
+        return ops.convert_to_numpy(self._compiled_next_log_probs(source, prefixes))
+
+    def _last_log_probs(self, source, prefixes):
+        """`(n, source_len)`, `(n, t)` → `(n, vocab)`: ``next_token_log_probs`` of the last prefix position."""
+        return self.next_token_log_probs(self((source, prefixes), training=False)[:, -1])
 
     def log_prob_fn(self, source):
         """``fn(prefixes) -> (n, vocab)`` for one int `(source_len,)` source: what ``elmo_keras.decoding``
