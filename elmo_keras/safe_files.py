@@ -9,18 +9,25 @@ Two rules, used by the CLI, ``ElmoEmbedder.embed_file`` and model directories:
   place: with Linux's ``renameat2(RENAME_EXCHANGE)`` the old and new directories swap in one atomic rename;
   elsewhere the old one is first renamed aside and restored if the second rename fails. Either way an
   interruption leaves the previous directory (or the new one) complete, never a mix of both.
+
+Small JSON files (measurements, cached results) are read with ``read_json_object`` and written with
+``write_json_object``, which replaces the file in one rename; both live under ``user_cache_directory``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
+import json
 import os
 import pathlib
 import secrets
 import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 PathLike = str | os.PathLike
 RENAME_EXCHANGE = 2  # <linux/fs.h>
@@ -176,3 +183,44 @@ def entries_other_than(directory: PathLike, allowed: Iterable[str]) -> list[str]
         return []
     allowed = set(allowed)
     return sorted(entry.name for entry in directory.iterdir() if entry.name not in allowed)
+
+
+def user_cache_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:
+    """``$XDG_CACHE_HOME/elmo_keras``, else ``~/.cache/elmo_keras`` (not created here)."""
+    environ = os.environ if environ is None else environ
+    cache = environ.get("XDG_CACHE_HOME") or str(pathlib.Path(environ.get("HOME", "~")) / ".cache")
+    return pathlib.Path(cache).expanduser() / "elmo_keras"
+
+
+def read_json_object(path: PathLike) -> dict | None:
+    """The JSON object in ``path``, or None when the file is absent, unreadable, damaged or not an object."""
+    try:
+        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_json_object(path: PathLike, data: Mapping[str, Any]) -> bool:
+    """Write ``data`` as JSON into ``path`` in one rename (a reader sees the old file or the whole new one).
+
+    Returns:
+        False when the place cannot be written (the caller only loses a saving). Whatever fails (data that is not
+        JSON raises its ``TypeError``), no temporary file is left behind and a previous file stays as it was.
+    """
+    path = pathlib.Path(path)
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as f:
+            temporary = f.name
+            json.dump(data, f)
+        os.replace(temporary, path)
+        temporary = None
+        return True
+    except OSError:
+        return False
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)

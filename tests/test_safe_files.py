@@ -111,3 +111,20 @@ def test_staging_directories_get_the_default_permissions(tmp_path):
         assert staging.stat().st_mode & 0o777 == 0o755
     finally:
         os.umask(old_umask)
+
+
+def test_small_json_files_are_replaced_whole_and_a_failed_write_leaves_nothing(tmp_path):
+    from elmo_keras.safe_files import read_json_object, user_cache_directory, write_json_object
+
+    path = tmp_path / "cache" / "values.json"
+    assert read_json_object(path) is None
+    assert write_json_object(path, {"a": 0.1 + 0.2}) and read_json_object(path) == {"a": 0.1 + 0.2}
+    path.write_text("[1, 2]", encoding="utf-8")
+    assert read_json_object(path) is None  # not an object
+    assert not write_json_object(path.parent, {"a": 1})  # a directory is in the way: nothing written
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        write_json_object(path, {"a": object()})  # not JSON: the old file stays, no temporary left
+    assert path.read_text(encoding="utf-8") == "[1, 2]"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["values.json"]
+    assert user_cache_directory({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "elmo_keras"
+    assert user_cache_directory({"HOME": str(tmp_path)}) == tmp_path / ".cache" / "elmo_keras"

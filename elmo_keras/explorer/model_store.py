@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from elmo_keras.models.bilm_directory import load_bilm
 from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, save_model_dir
 from elmo_keras.models.presets import PRESETS, BiLMConfig
+from elmo_keras.safe_files import user_cache_directory
 
 MODELS_DIR_ENV = "ELMO_KERAS_MODELS_DIR"
 DEFAULT_MODEL_NAME = "toy"
@@ -38,8 +39,7 @@ def models_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:
     environ = os.environ if environ is None else environ
     if environ.get(MODELS_DIR_ENV):
         return pathlib.Path(environ[MODELS_DIR_ENV]).expanduser()
-    cache = environ.get("XDG_CACHE_HOME") or str(pathlib.Path(environ.get("HOME", "~")) / ".cache")
-    return pathlib.Path(cache).expanduser() / "elmo_keras" / "models"
+    return user_cache_directory(environ) / "models"
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ import hashlib
 import json
 import os
 import pathlib
-import tempfile
 from collections.abc import Callable, Mapping
+
+from elmo_keras.safe_files import read_json_object, write_json_object
 
 FORMAT_VERSION = 1
 RESULTS_DIR_NAME = ".results"
@@ -46,18 +47,9 @@ def result_path(models_dir: str | os.PathLike, kind: str, model_dir: str | os.Pa
 
 def cached_result(path: pathlib.Path, compute: Callable[[], dict]) -> dict:
     """The JSON object stored at ``path``, or ``compute()``'s (a JSON-ready dict), stored there for next time."""
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(stored, dict):
-            return stored
-    except (OSError, ValueError):
-        pass
+    stored = read_json_object(path)
+    if stored is not None:
+        return stored
     result = compute()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as f:
-            json.dump(result, f)
-        os.replace(f.name, path)  # one step: a reader sees the old file or the whole new one
-    except OSError:
-        pass
+    write_json_object(path, result)  # where it cannot be kept, the next call computes it again
     return result

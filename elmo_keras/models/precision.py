@@ -14,11 +14,9 @@ stays deterministic for a seed). An unreadable cache is measured again; an unwri
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import platform
-import tempfile
 import time
 
 import numpy as np
@@ -26,6 +24,7 @@ import numpy as np
 from elmo_keras._backend import has_native_bfloat16
 from elmo_keras._quiet import keras
 from elmo_keras.models.presets import BiLMConfig, build_bilm_lm
+from elmo_keras.safe_files import read_json_object, user_cache_directory, write_json_object
 
 MIN_SPEEDUP = 1.1  # bfloat16 must beat float32 by this factor: a tie is not worth the rounding
 CACHE_FILE = "training_precision.json"
@@ -37,8 +36,7 @@ def cache_directory() -> pathlib.Path:
     """Where elmo_keras keeps per-machine measurements (see the module docstring)."""
     if os.environ.get("ELMO_KERAS_CACHE"):
         return pathlib.Path(os.environ["ELMO_KERAS_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "elmo_keras"
+    return user_cache_directory()
 
 
 def _cpu_name() -> str:
@@ -102,25 +100,6 @@ def measure_precisions(config: BiLMConfig, rounds: int = PROBE_ROUNDS) -> dict[s
     return best
 
 
-def _read_cache(path: pathlib.Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_cache(path: pathlib.Path, data: dict) -> None:
-    """Replace the cache file in one step (a reader never sees half of it); an unwritable place keeps nothing."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-        os.replace(f.name, path)
-    except OSError:
-        pass
-
-
 def resolve_training_precision(config: BiLMConfig) -> tuple[str, dict | None]:
     """The precision ``train_bilm`` computes in for ``config``, and the measurement behind an ``"auto"`` choice.
 
@@ -135,12 +114,11 @@ def resolve_training_precision(config: BiLMConfig) -> tuple[str, dict | None]:
         return "float32", None
     path = cache_directory() / CACHE_FILE
     key = machine_key(config)
-    cache = _read_cache(path)
-    measurement = cache.get(key)
+    measurement = (read_json_object(path) or {}).get(key)
     valid = isinstance(measurement, dict) and all(
         isinstance(measurement.get(p), (int, float)) and measurement[p] > 0 for p in PRECISIONS_MEASURED)
     if not valid:
         measurement = measure_precisions(config)
-        _write_cache(path, {**_read_cache(path), key: measurement})
+        write_json_object(path, {**(read_json_object(path) or {}), key: measurement})
     faster = measurement["float32"] / measurement["mixed_bfloat16"] >= MIN_SPEEDUP
     return ("mixed_bfloat16" if faster else "float32"), {p: float(measurement[p]) for p in PRECISIONS_MEASURED}
