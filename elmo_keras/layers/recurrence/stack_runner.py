@@ -150,6 +150,8 @@ def _run_layer(cells, inputs, mask, options, starts, return_final_states):
     batch, steps = ops.shape(inputs)[1], inputs.shape[2]
     if starts is None and (return_final_states or (options.unroll and steps is not None)):
         starts = [_zero_state(cell, batch, inputs.dtype) for cell in cells]
+    elif starts is not None:  # given states (NumPy, for a stateful stack) as tensors of the inputs' dtype, once
+        starts = [(ops.convert_to_tensor(h, inputs.dtype), ops.convert_to_tensor(c, inputs.dtype)) for h, c in starts]
     all_c = None
     if options.unroll and steps is not None:
         per_direction = []
@@ -174,8 +176,7 @@ def _run_layer(cells, inputs, mask, options, starts, return_final_states):
             else:
                 all_h = lstm_sequence(gates, recurrent, projection, *clips)  # (T, D, B, H)
         else:
-            h0 = ops.stack([ops.convert_to_tensor(h, inputs.dtype) for h, _ in starts])
-            c0 = ops.stack([ops.convert_to_tensor(c, inputs.dtype) for _, c in starts])
+            h0, c0 = ops.stack([h for h, _ in starts]), ops.stack([c for _, c in starts])  # (D, B, ·)
             all_h, all_c = scanned_sequence(gates, h0, c0, recurrent, projection, *clips)
             all_c = ops.moveaxis(all_c, 0, 2)
         all_h = ops.moveaxis(all_h, 0, 2)  # (D, B, T, H)
@@ -187,7 +188,6 @@ def _run_layer(cells, inputs, mask, options, starts, return_final_states):
     empty = ops.reshape(lengths == 0, (-1, 1))
     finals = []
     for position, (h0, c0) in enumerate(starts):
-        h0, c0 = ops.convert_to_tensor(h0, inputs.dtype), ops.convert_to_tensor(c0, inputs.dtype)
         final_h = ops.where(empty, h0, ops.take_along_axis(all_h[position], last, axis=1)[:, 0])
         final_c = ops.where(empty, c0, ops.take_along_axis(all_c[position], last, axis=1)[:, 0])
         finals.append((final_h, final_c))
