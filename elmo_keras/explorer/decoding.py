@@ -93,7 +93,7 @@ def seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
     path = pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME / "model.keras"
     if not path.is_file() or not (path.parent / "vocabulary.json").is_file():
         return None
-    return ModelRef(str(pathlib.Path(models_dir)), SEQ2SEQ_DIR_NAME, path.stat().st_mtime_ns)
+    return ModelRef.of(models_dir, SEQ2SEQ_DIR_NAME)
 
 
 def ready_seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:

@@ -55,6 +55,11 @@ class ModelRef:
         """The model's directory, ``directory/name``."""
         return pathlib.Path(self.directory) / self.name
 
+    @classmethod
+    def of(cls, directory: str | os.PathLike, name: str) -> "ModelRef":
+        """The ref of the model saved as ``directory/name`` now (its ``model.keras`` must exist)."""
+        return cls(str(pathlib.Path(directory)), name, (pathlib.Path(directory) / name / MODEL_FILE).stat().st_mtime_ns)
+
 
 @dataclass(frozen=True)
 class ModelInfo:
@@ -113,7 +118,7 @@ def read_info(path: pathlib.Path) -> ModelInfo | None:
     config = summary.get("config") or {}
     if not isinstance(summary, dict) or not {"token_input", "encoder"} & set(config):  # a seq2seq model, ...
         return None
-    ref = ModelRef(str(path.parent), path.name, (path / MODEL_FILE).stat().st_mtime_ns)
+    ref = ModelRef.of(path.parent, path.name)
     return ModelInfo(
         ref=ref,
         preset=str(summary.get("preset") or preset_of(config)),
@@ -242,8 +247,8 @@ def save_model(model, directory: str | os.PathLike, name: str, preset: str | Non
     if corpus is not None:
         summary["corpus"] = corpus
     model.training_summary = summary
-    path = save_model_dir(model, pathlib.Path(directory) / name)
-    return ModelRef(str(pathlib.Path(directory)), name, (path / MODEL_FILE).stat().st_mtime_ns)
+    save_model_dir(model, pathlib.Path(directory) / name)
+    return ModelRef.of(directory, name)
 
 
 def training_history(ref: ModelRef) -> dict:

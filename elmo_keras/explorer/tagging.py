@@ -25,6 +25,7 @@ from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models import train_bilm
+from elmo_keras.models.persistence import MODEL_FILE
 from elmo_keras.tagging.experiments import shipped_results, summarize
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
 from elmo_keras.tagging.schemes import allowed_transitions
@@ -68,13 +69,10 @@ class TaggingView:
 
 def tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | None:
     """``(multi-task tagger, TagLM)`` refs when both are saved, else None."""
-    refs = []
-    for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME):
-        path = pathlib.Path(models_dir) / name / "model.keras"
-        if not path.is_file():
-            return None
-        refs.append(ModelRef(str(pathlib.Path(models_dir)), name, path.stat().st_mtime_ns))
-    return refs[0], refs[1]
+    names = (TAGGER_DIR_NAME, TAGLM_DIR_NAME)
+    if not all((pathlib.Path(models_dir) / name / MODEL_FILE).is_file() for name in names):
+        return None
+    return ModelRef.of(models_dir, names[0]), ModelRef.of(models_dir, names[1])
 
 
 def ready_tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | None:
