@@ -30,9 +30,9 @@ def _stacks(skip=False, projection=None, unroll=False):
 @pytest.mark.parametrize("skip, projection, unroll", [(False, None, False), (True, 6, False), (True, 6, True)])
 def test_two_directions_together_equal_each_stack_alone(skip, projection, unroll):
     forward, backward, inputs = _stacks(skip, projection, unroll)
-    together = run_lstm_stacks([forward, backward], inputs, MASK)
+    together = run_lstm_stacks([forward, backward], inputs, MASK, training=True)  # the training loop (no dropout)
     for runner_outputs, stack in zip(together, (forward, backward)):
-        alone = stack(inputs, mask=MASK)
+        alone = stack(inputs, mask=MASK)  # the inference loop
         assert len(runner_outputs) == len(alone) == 2
         for layer_together, layer_alone in zip(_numpy(runner_outputs), _numpy(alone)):
             np.testing.assert_allclose(layer_together, layer_alone, atol=1e-5)
@@ -73,15 +73,34 @@ def test_a_row_without_tokens_keeps_its_start_state():
         np.testing.assert_allclose(keras.ops.convert_to_numpy(c)[2], -0.5)
 
 
-def test_unrolled_scanned_and_custom_gradient_loops_agree():
+def test_unrolled_scanned_inference_and_custom_gradient_loops_agree():
     forward, backward, inputs = _stacks(projection=6)
     directions = [forward.direction(), backward.direction()]
     default = _numpy(run_stacks(directions, inputs, MASK, forward.options).outputs[1])
     unrolled = _numpy(run_stacks(directions, inputs, MASK, forward.options._replace(unroll=True)).outputs[1])
     scanned = _numpy(run_stacks(directions, inputs, MASK, forward.options, return_final_states=True).outputs[1])
-    for a, b, c in zip(default, unrolled, scanned):
+    inference = _numpy(run_stacks(directions, inputs, MASK, forward.options, for_training=False).outputs[1])
+    for a, b, c, d in zip(default, unrolled, scanned, inference):
         np.testing.assert_allclose(a, b, atol=1e-5)
         np.testing.assert_allclose(a, c, atol=1e-5)
+        np.testing.assert_allclose(a, d, atol=1e-5)
+
+
+def test_the_inference_loop_has_the_training_loops_gradient():
+    """``for_training=False`` is differentiated by autodiff: the same gradient as the hand-written one."""
+    import tensorflow as tf  # here: the gradient tape of the TensorFlow backend the suite runs on
+
+    forward, backward, inputs = _stacks(projection=6)
+    directions = [forward.direction(), backward.direction()]
+    weights = forward.trainable_variables + backward.trainable_variables
+    gradients = []
+    for for_training in (True, False):
+        with tf.GradientTape() as tape:
+            outputs = run_stacks(directions, inputs, MASK, forward.options, for_training=for_training).outputs
+            loss = sum(tf.reduce_sum(tf.square(layer)) for direction in outputs for layer in direction)
+        gradients.append(_numpy(tape.gradient(loss, weights)))
+    for with_hand_written, with_autodiff in zip(*gradients):
+        np.testing.assert_allclose(with_hand_written, with_autodiff, atol=1e-5)
 
 
 def test_mismatched_or_stateful_stacks_are_refused():

@@ -245,7 +245,8 @@ def run_lstm_stacks(stacks, inputs, mask=None, training=None):
             ``go_backwards`` and the weights) are equal. The first stack's dropout applies to both.
         inputs: `(batch_size, time, input_dim)`.
         mask: `(batch_size, time)` bool, real tokens first; None means all real.
-        training: bool.
+        training: bool; also picks the time loop: with training, the one with the hand-written gradient, without,
+            the faster inference loop (same outputs; still differentiable, by autodiff).
 
     Returns:
         A list with, per stack, a list of ``num_layers`` tensors `(batch_size, time, output_dim)`.
@@ -266,5 +267,5 @@ def run_lstm_stacks(stacks, inputs, mask=None, training=None):
     inputs, mask = first._prepared(inputs, mask)
     names = " and ".join(repr(stack.name) for stack in stacks)
     run = run_stacks([stack.direction() for stack in stacks], inputs, mask, first.options,
-                     dropout=first.dropout_function(training), name=f"LSTMStack {names}")
+                     dropout=first.dropout_function(training), name=f"LSTMStack {names}", for_training=bool(training))
     return run.outputs

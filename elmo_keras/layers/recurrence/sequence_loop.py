@@ -40,6 +40,10 @@ def lstm_sequence(gates, recurrent_kernel, projection_kernel=None, cell_clip=Non
     Returns:
         `(T, ..., B, H)`: ``h_t`` for every step.
     """
+    # a layer's weights may arrive as variables (``LSTMStack.direction()`` in float32): read them as tensors, which
+    # the hand-written gradient transposes and the gradient tape traces back to the variables
+    recurrent_kernel = ops.copy(recurrent_kernel)
+    projection_kernel = None if projection_kernel is None else ops.copy(projection_kernel)
     if projection_kernel is None:
 
         @ops.custom_gradient
@@ -175,6 +179,36 @@ def scanned_sequence(gates, h0, c0, recurrent_kernel, projection_kernel=None, ce
 
     _, (all_h, all_c) = scan_time(step, (h0, c0), gates)
     return all_h, all_c
+
+
+def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_clip=None, proj_clip=None):
+    """Independent LSTMs (a forward and a backward direction) from zero state in one time loop, keeping only ``h``.
+
+    The inference loop: each direction keeps its own 2-D products and nothing but ``h_t`` leaves the loop (the
+    training loop, ``lstm_sequence``, also stores ``z_t`` and ``c_t`` for its backward pass and stacks the two
+    directions, which costs a copy per step). Still differentiable, by autodiff.
+
+    Args:
+        gates: per direction, time-major ``x_t · W + b`` `(T, B, 4U)`.
+        recurrent_kernels: per direction `(H, 4U)`; projection_kernels: per direction `(U, H)` or None.
+        cell_clip, proj_clip: as in ``lstm_sequence``.
+
+    Returns:
+        A list with, per direction, `(T, B, H)`: ``h_t`` for every step.
+    """
+    count = len(gates)
+    batch = ops.shape(gates[0])[1]
+    h0 = tuple(ops.zeros((batch, kernel.shape[-2]), gates[0].dtype) for kernel in recurrent_kernels)
+    c0 = tuple(ops.zeros((batch, kernel.shape[-1] // 4), gates[0].dtype) for kernel in recurrent_kernels)
+
+    def step(carry, gates_t):
+        states = [lstm_step(gates_t[d], carry[d], carry[count + d], recurrent_kernels[d], projection_kernels[d],
+                            cell_clip, proj_clip) for d in range(count)]
+        hs = tuple(h for h, _ in states)
+        return hs + tuple(c for _, c in states), hs
+
+    _, outputs = scan_time(step, h0 + c0, tuple(gates))
+    return list(outputs)
 
 
 def unrolled_sequence(gates, h0, c0, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
