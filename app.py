@@ -17,6 +17,7 @@ from elmo_keras.explorer.corpus import builtin_corpus, describe
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.explorer.training import BackgroundTraining, epoch_count
+from elmo_keras.explorer.warm_up import import_in_background
 
 PAGES = [
     st.Page("pages/context_similarity.py", title="Context similarity", icon=":material/grid_on:", default=True),
@@ -110,3 +111,4 @@ if message:
     getattr(st, kind)(text)
     st.session_state[state.MESSAGE] = None
 page.run()
+import_in_background()  # Keras and the other pages' modules load while the first page is read

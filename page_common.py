@@ -9,9 +9,16 @@ import streamlit as st
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import word_choices
-from elmo_keras.explorer.model_store import ModelsUnloadableError, list_models, load_model, load_with_fallback
+from elmo_keras.explorer.model_store import (
+    ModelsUnloadableError,
+    list_models,
+    load_model,
+    load_with_fallback,
+    saved_vocabulary,
+)
 
 load_bilm_cached = st.cache_resource(load_model, show_spinner="Loading the model…")
+saved_vocabulary_cached = st.cache_resource(saved_vocabulary, show_spinner=False)
 
 
 def require_frame() -> None:
@@ -52,14 +59,26 @@ def active_model():
     return ref, st.session_state[state.CORPUS], loaded.model
 
 
+def active_vocabulary():
+    """``(ref, corpus, vocabulary)`` of the session, the vocabulary read from the model's directory without loading
+    the model (or Keras); a vocabulary that cannot be read loads the model, which reports why (``active_model``)."""
+    require_frame()
+    ref = st.session_state[state.ACTIVE_REF]
+    vocabulary = saved_vocabulary_cached(ref)
+    if vocabulary is None:
+        ref, _, model = active_model()
+        vocabulary = model.vocabulary
+    return ref, st.session_state[state.CORPUS], vocabulary
+
+
 def saved_models(directory):
     """The models in ``directory``, listed only when iterated (after the active model failed to load)."""
     yield from (info.ref for info in list_models(directory))
 
 
-def word_choices_for(widget_key: str, corpus, model) -> list[str]:
+def word_choices_for(widget_key: str, corpus, vocabulary) -> list[str]:
     """The words a page offers; its selectbox starts on the word chosen on any page (or the first choice)."""
-    choices = word_choices(corpus, model.vocabulary)
+    choices = word_choices(corpus, vocabulary)
     if st.session_state.get(widget_key) not in choices:
         shared = st.session_state[state.WORD]
         st.session_state[widget_key] = shared if shared in choices else choices[0]

@@ -6,19 +6,29 @@ import streamlit as st
 
 from elmo_keras.explorer import charts, state
 from elmo_keras.explorer.corpus import fingerprint
-from elmo_keras.explorer.similarity import DEFAULT_PER_SENSE, context_similarity
-from page_common import active_model, word_choices_for
+from elmo_keras.explorer.similarity_store import computed_context_similarity, stored_context_similarity
+from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE
+from page_common import active_model, active_vocabulary, word_choices_for
 
 WORD_KEY, TYPED_KEY, PER_SENSE_KEY = "similarity_word", "similarity_typed", "similarity_per_sense"
 
 
 @st.cache_data(show_spinner="Embedding every occurrence…", max_entries=64)
 def similarity_view(_model, ref, corpus_key, _corpus, word, typed, per_sense):
-    return context_similarity(_model, _corpus, word, typed, per_sense)
+    return computed_context_similarity(_model, ref, _corpus, word, typed, per_sense)
 
 
-ref, corpus, model = active_model()
-choices = word_choices_for(WORD_KEY, corpus, model)
+def view_of(ref, corpus, word, typed, per_sense):
+    """The view kept on disk (no model needed: the app's first page opens without Keras), else computed."""
+    stored = stored_context_similarity(ref, corpus, word, typed, per_sense)
+    if stored is not None:
+        return stored
+    ref, corpus, model = active_model()
+    return similarity_view(model, ref, fingerprint(corpus), corpus, word, typed, per_sense)
+
+
+ref, corpus, vocabulary = active_vocabulary()
+choices = word_choices_for(WORD_KEY, corpus, vocabulary)
 st.session_state.setdefault(TYPED_KEY, st.session_state[state.TYPED_SENTENCES])
 
 st.title("Context similarity")
@@ -37,7 +47,7 @@ st.session_state[state.WORD] = word
 st.session_state[state.TYPED_SENTENCES] = typed
 
 try:
-    view = similarity_view(model, ref, fingerprint(corpus), corpus, word, typed, per_sense)
+    view = view_of(ref, corpus, word, typed, per_sense)
 except ValueError as error:
     st.error(str(error))
     st.stop()

@@ -18,7 +18,7 @@ def projection(_model, ref, corpus_key, _corpus, word, typed, n_components):
 
 
 ref, corpus, model = active_model()
-choices = word_choices_for(WORD_KEY, corpus, model)
+choices = word_choices_for(WORD_KEY, corpus, model.vocabulary)
 
 st.title("PCA per layer")
 st.caption("Every occurrence of one word, projected onto the two (or three) directions of largest variance of "

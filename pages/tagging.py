@@ -7,14 +7,15 @@ import streamlit as st
 from elmo_keras.explorer import tagging_charts
 from elmo_keras.explorer.model_store import models_directory
 from elmo_keras.explorer.tagging import (
+    DEFAULT_TOP_K,
     TaggerTraining,
     example_sentences,
     experiment_tables,
     load_tagger_model,
     ready_tagger_refs,
     shipped_experiments,
-    tag_sentence,
 )
+from elmo_keras.explorer.tagging_store import computed_tagging_view, stored_tagging_view
 from page_common import require_frame
 
 require_frame()
@@ -31,8 +32,17 @@ def tagger_training(models_dir: str) -> TaggerTraining:
 
 
 @st.cache_data(show_spinner="Tagging…", max_entries=64)
-def view(_multitask, _taglm, refs, text, top_k):
-    return tag_sentence(_multitask, _taglm, text, top_k=top_k)
+def computed_view(_multitask, _taglm, refs, text, top_k):
+    return computed_tagging_view(_multitask, _taglm, refs, text, top_k)
+
+
+def view(refs, text, top_k):
+    """The view kept on disk (the example sentences need no tagger loaded), else computed."""
+    stored = stored_tagging_view(refs, text, top_k)
+    if stored is not None:
+        return stored
+    multitask, taglm = load_tagger_cached(refs[0]), load_tagger_cached(refs[1])
+    return computed_view(multitask, taglm, refs, text, top_k)
 
 
 def highlight_invalid(table):
@@ -89,7 +99,6 @@ with interactive:
             st.stop()
         refs = job.result
         bar.empty()
-    multitask, taglm = load_tagger_cached(refs[0]), load_tagger_cached(refs[1])
 
     examples = example_sentences()
     left, right = st.columns([3, 1])
@@ -97,9 +106,9 @@ with interactive:
         choice = st.selectbox("Example (held-out sentences: the taggers never saw them)", examples, key=EXAMPLE_KEY)
         text = st.text_input("…or type a sentence", value=choice, key=f"{TEXT_KEY}_{examples.index(choice)}")
     with right:
-        top_k = st.slider("Top-k CRF paths", 1, 10, 5, key=TOP_K_KEY)
+        top_k = st.slider("Top-k CRF paths", 1, 10, DEFAULT_TOP_K, key=TOP_K_KEY)
     try:
-        result = view(multitask, taglm, refs, text, top_k)
+        result = view(refs, text, top_k)
     except ValueError as error:
         st.error(str(error))
         st.stop()

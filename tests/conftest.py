@@ -11,7 +11,7 @@ os.environ["ELMO_KERAS_CACHE"] = tempfile.mkdtemp(prefix="elmo_keras_cache_")
 
 import pytest  # noqa: E402
 
-import elmo_keras  # noqa: E402,F401  (imports keras quietly before any test module does)
+import elmo_keras  # noqa: E402,F401  (first: TensorFlow's first import, by any test module, stays quiet)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"

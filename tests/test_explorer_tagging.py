@@ -77,3 +77,38 @@ def test_a_failed_background_training_keeps_its_error(tmp_path, monkeypatch):
     assert job.wait(10) and isinstance(job.error, MemoryError) and job.result is None
     assert job.fraction == pytest.approx(1 / 3)
     assert job.status() == "First use: training the multi-task POS + frame tagger (2/3)…"
+
+
+def test_a_view_is_kept_on_disk_exactly_and_read_back_without_the_taggers(taggers, tagging_models_dir, tmp_path):
+    import shutil
+
+    from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME
+    from elmo_keras.explorer.tagging_store import computed_tagging_view, stored_tagging_view
+
+    for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME):
+        shutil.copytree(tagging_models_dir / name, tmp_path / name)
+    refs = tagger_refs(tmp_path)
+    text = "George Washington visited the bank in Paris ."
+    assert stored_tagging_view(refs, text, 3) is None
+    computed = computed_tagging_view(*taggers, refs, text, 3)
+    stored = stored_tagging_view(refs, text, 3)
+    for name in ("multitask", "ner", "top_paths", "marginals", "transitions"):
+        pd.testing.assert_frame_equal(getattr(stored, name), getattr(computed, name), check_dtype=False,
+                                      check_exact=True)
+    assert stored.tokens == computed.tokens and stored.labels == computed.labels
+    np.testing.assert_array_equal(stored.allowed, computed.allowed)
+    assert stored_tagging_view(refs, text, 4) is None  # another top-k, another result
+    for path in (tmp_path / ".results").rglob("*.json"):
+        path.write_text("[]", encoding="utf-8")
+    assert stored_tagging_view(refs, text, 3) is None  # a file of another shape: computed again
+
+
+def test_the_shipped_taggers_come_with_the_example_sentences_views(tmp_path):
+    from elmo_keras.explorer.tagging import DEFAULT_TOP_K, example_sentences, ready_tagger_refs
+    from elmo_keras.explorer.tagging_store import stored_tagging_view
+
+    refs = ready_tagger_refs(tmp_path)
+    for sentence in example_sentences():
+        view = stored_tagging_view(refs, sentence, DEFAULT_TOP_K)
+        assert view is not None, f"run tools/build_shipped_models.py --results-only ({sentence!r} missing)"
+        assert view.tokens == typed_sentence_tokens(sentence)

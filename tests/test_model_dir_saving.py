@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from elmo_keras.models import load_bilm, save_model_dir, train_bilm
-from elmo_keras.models.persistence import MODEL_FILE
+from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.text.vocabulary import Vocabulary
 
 CORPUS = ["I deposited money at the bank .", "We sat on the river bank .", "That answer is right ."]

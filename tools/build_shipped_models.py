@@ -5,10 +5,15 @@
   and saved without the optimizer's state (a third of the size; nothing resumes training from it);
 - ``seq2seq-toy``: the decoding page's GRU encoder-decoder (``explorer.decoding.train_default_seq2seq``, seed 0);
 - ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0);
-- ``results``: what the layer-weights page computes from ``toy`` on the built-in corpus with seed 0
-  (``explorer.result_cache``'s layout), so that page opens at once too.
+- ``results``: what the layer-weights page computes from ``toy`` on the built-in corpus with seed 0, and the
+  context-similarity page's default view of each target word and the tagging page's views of its example
+  sentences (``explorer.result_cache``'s layout), so that those pages open at once too: the first page without
+  loading Keras at all, the tagging page without loading its taggers.
 
-    python tools/build_shipped_models.py [--output elmo_keras/data/shipped_models]
+    python tools/build_shipped_models.py [--output elmo_keras/data/shipped_models] [--results-only]
+
+``--results-only`` recomputes the results from the models already in the output directory (after a change to
+what the pages compute, not to the models).
 
 About 1.5 minutes on 2 CPU cores. ``tests/test_shipped_models.py`` loads every shipped model with the current code
 and checks what the pages rely on; the Corpus & training page still trains a biLM live in one click.
@@ -33,7 +38,16 @@ from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report  
 from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, find_model, load_model  # noqa: E402  # noqa: E402
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME  # noqa: E402
 from elmo_keras.explorer.shipped_models import SHIPPED_RESULTS  # noqa: E402
-from elmo_keras.explorer.tagging import train_default_taggers  # noqa: E402
+from elmo_keras.explorer.similarity_store import computed_context_similarity  # noqa: E402
+from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE  # noqa: E402
+from elmo_keras.explorer.tagging import (  # noqa: E402
+    DEFAULT_TOP_K,
+    example_sentences,
+    load_tagger_model,
+    tagger_refs,
+    train_default_taggers,
+)
+from elmo_keras.explorer.tagging_store import computed_tagging_view  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir, train_bilm  # noqa: E402
 from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: E402
 
@@ -67,11 +81,6 @@ def build(output: pathlib.Path) -> None:
         build_toy_bilm(scratch / "toy")
         train_default_seq2seq(scratch, seed=SEED)
         train_default_taggers(scratch, seed=SEED)
-        toy = find_model(scratch, "toy")
-        report = stored_layer_weight_report(load_model(toy.ref), toy.ref, builtin_corpus(), seed=0)
-        print(f"toy: layer-weights report on the built-in corpus, {len(report.reports)} tasks, stored")
-        shutil.rmtree(output / SHIPPED_RESULTS, ignore_errors=True)
-        shutil.copytree(scratch / RESULTS_DIR_NAME, output / SHIPPED_RESULTS)
         for name in ("toy", SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME):
             staging = staging_directory(output / name)
             shutil.rmtree(staging)
@@ -79,9 +88,35 @@ def build(output: pathlib.Path) -> None:
             replace_directory(staging, output / name)
             size = sum(path.stat().st_size for path in (output / name).iterdir()) / 2**20
             print(f"saved {output / name} ({size:.1f} MiB)")
+    build_results(output)
+
+
+def build_results(output: pathlib.Path) -> None:
+    """Compute the pages' results from the ``toy`` model in ``output`` and store them in ``output/results``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        for name in ("toy", TAGGER_DIR_NAME, TAGLM_DIR_NAME):
+            shutil.copytree(output / name, scratch / name)
+        toy = find_model(scratch, "toy")
+        model, corpus = load_model(toy.ref), builtin_corpus()
+        report = stored_layer_weight_report(model, toy.ref, corpus, seed=0)
+        print(f"toy: layer-weights report on the built-in corpus, {len(report.reports)} tasks, stored")
+        for word in TARGET_WORDS:
+            view = computed_context_similarity(model, toy.ref, corpus, word, "", DEFAULT_PER_SENSE)
+            print(f"toy: context-similarity view of {word!r} ({view.total} occurrences), stored")
+        refs = tagger_refs(scratch)
+        taggers = [load_tagger_model(ref) for ref in refs]
+        for sentence in example_sentences():
+            computed_tagging_view(*taggers, refs, sentence, DEFAULT_TOP_K)
+        print(f"taggers: the tagging page's views of its {len(example_sentences())} example sentences, stored")
+        shutil.rmtree(output / SHIPPED_RESULTS, ignore_errors=True)
+        shutil.copytree(scratch / RESULTS_DIR_NAME, output / SHIPPED_RESULTS)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--output", type=pathlib.Path, default=DEFAULT_OUTPUT)
-    build(parser.parse_args().output)
+    parser.add_argument("--results-only", action="store_true",
+                        help="recompute only the results, from the models already in --output")
+    arguments = parser.parse_args()
+    (build_results if arguments.results_only else build)(arguments.output)

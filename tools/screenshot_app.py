@@ -6,7 +6,8 @@ Usage::
 
 Starts ``streamlit run app.py --server.headless true --server.port PORT`` (with ``ELMO_KERAS_MODELS_DIR`` set
 when ``--models-dir`` is given), waits for the server, then for each page waits until the app has stopped
-running and its Plotly charts are drawn, and saves ``OUT/NN_<page>.png``. It prints the seconds from server
+running and its Plotly charts are drawn, and saves ``OUT/NN_<page>.png``. Chromium is started before the app,
+as a user's browser is already running. It prints the seconds from server
 start to the first page's charts (cold: includes first-launch training when the models directory is empty)
 and from a reload to the charts (warm), and every error or warning box it finds. Exit status 1 if a page
 shows an exception or an error box.
@@ -108,15 +109,16 @@ def main(argv=None) -> int:
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                "--server.port", str(args.port), "--browser.gatherUsageStats", "false"]
     log = open(out / "streamlit.log", "w", encoding="utf-8")
-    started = time.monotonic()
-    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     problems = 0
-    try:
-        wait_for_server(args.port, server, 120)
-        print(f"server up after {time.monotonic() - started:.1f} s")
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport=VIEWPORT)
+    with sync_playwright() as playwright:
+        # the browser is up before the app starts, as a user's is: the times below are the app's, not Chromium's
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=VIEWPORT)
+        started = time.monotonic()
+        server = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_server(args.port, server, 120)
+            print(f"server up after {time.monotonic() - started:.1f} s")
             for number, (path, charts) in enumerate(PAGES):
                 opened = time.monotonic()
                 page.goto(f"http://localhost:{args.port}/{path}")
@@ -135,14 +137,14 @@ def main(argv=None) -> int:
                 for line in found:
                     print("   ", line)
                 problems += sum(line.startswith("EXCEPTION") or "Error" in line for line in found)
+        finally:
             browser.close()
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+            log.close()
     return 1 if problems else 0
 
 

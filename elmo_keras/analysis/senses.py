@@ -10,10 +10,8 @@ import pandas as pd
 
 from elmo_keras.analysis.embeddings import layer_embeddings
 from elmo_keras.analysis.similarity import nearest_centroid_accuracy
+from elmo_keras.data.polysemy import TYPED, UNLABELLED
 from elmo_keras.text.tokenizer import tokenize
-
-UNLABELLED = "unlabelled"
-TYPED = "typed"
 
 
 @dataclass(frozen=True)

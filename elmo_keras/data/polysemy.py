@@ -26,6 +26,8 @@ from elmo_keras.text import tokenize
 
 TARGET_WORDS = ("bank", "play", "right")
 SENSES = {"bank": ("money", "river"), "play": ("theatre", "game"), "right": ("direction", "correct")}
+UNLABELLED = "unlabelled"  # the sense of an occurrence outside the labelled target sentences
+TYPED = "typed"  # the sense of an occurrence in a sentence the user typed
 POS_TAGS = frozenset("NOUN VERB AUX ADJ ADV PRON DET ADP CCONJ SCONJ PART NUM PUNCT PROPN INTJ".split())
 SPLITS = ("train", "heldout")
 COLUMNS = ("id", "word", "sense", "sentence", "tokens", "target_index", "split", "pos")

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from elmo_keras.analysis.senses import TYPED, UNLABELLED
-from elmo_keras.data.polysemy import COLUMNS, SENSES, SPLITS, TARGET_WORDS, load_polysemy
+from elmo_keras.data.polysemy import COLUMNS, SENSES, SPLITS, TARGET_WORDS, TYPED, UNLABELLED, load_polysemy
 from elmo_keras.text.tokenizer import tokenize
 
 EDITABLE_COLUMNS = ["word", "sense", "sentence", "split"]

@@ -18,10 +18,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from elmo_keras.models.bilm_directory import load_bilm
-from elmo_keras.models.persistence import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE, save_model_dir
+from elmo_keras.models.directory_files import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE
 from elmo_keras.models.presets import PRESETS, BiLMConfig
 from elmo_keras.safe_files import user_cache_directory
+from elmo_keras.text.vocabulary import Vocabulary
 
 MODELS_DIR_ENV = "ELMO_KERAS_MODELS_DIR"
 DEFAULT_MODEL_NAME = "toy"
@@ -179,7 +179,19 @@ def validate_model_name(name: str, directory: str | os.PathLike | None = None, o
 
 def load_model(ref: ModelRef):
     """Load the ``BiLanguageModel`` ``ref`` points at (errors from ``load_bilm`` name the bad file)."""
+    # here: Keras loads with the first model (listing models and reading stored results need none)
+    from elmo_keras.models.bilm_directory import load_bilm
+
     return load_bilm(ref.path)
+
+
+def saved_vocabulary(ref: ModelRef) -> Vocabulary | None:
+    """The vocabulary saved with ``ref``'s model, read without loading the model; None when it cannot be read
+    (loading the model then says why)."""
+    try:
+        return Vocabulary.load(ref.path / VOCABULARY_FILE)
+    except (ValueError, OSError):
+        return None
 
 
 LOAD_ERRORS = (ValueError, OSError)  # what load_bilm raises for a broken model directory (the message names the file)
@@ -247,6 +259,9 @@ def save_model(model, directory: str | os.PathLike, name: str, preset: str | Non
     if corpus is not None:
         summary["corpus"] = corpus
     model.training_summary = summary
+    # here: Keras loads with the first model (listing models and reading stored results need none)
+    from elmo_keras.models.persistence import save_model_dir
+
     save_model_dir(model, pathlib.Path(directory) / name)
     return ModelRef.of(directory, name)
 

@@ -16,7 +16,7 @@ from importlib import resources
 
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME
-from elmo_keras.models.persistence import MODEL_FILE
+from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.safe_files import staging_directory
 
 SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME)

@@ -9,8 +9,6 @@ word without sense labels, with one sense, or with no labelled held-out occurren
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
@@ -18,57 +16,11 @@ from elmo_keras.analysis.senses import TYPED, UNLABELLED, sense_separation
 from elmo_keras.analysis.similarity import cosine_similarity_matrices, within_across_similarity
 from elmo_keras.explorer.corpus import labelled_words
 from elmo_keras.explorer.occurrences import ordered_occurrences, subsample_per_sense
+from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE, SUMMARY_MEASURES, SimilarityView
 
-DEFAULT_PER_SENSE = 12
+__all__ = ["DEFAULT_PER_SENSE", "SUMMARY_MEASURES", "SimilarityView", "context_similarity", "one_vector_layers"]
+
 ONE_VECTOR_TOLERANCE = 1e-6  # vectors differing by less than this × the layer's largest entry are one vector
-SUMMARY_MEASURES = ["within_sense", "across_senses", "gap", "heldout_accuracy"]
-
-
-@dataclass(frozen=True)
-class SimilarityView:
-    """Everything the similarity page draws.
-
-    Attributes:
-        word: the word followed.
-        matrices: `(num_layers, m, m)` cosine similarities of the shown occurrences, ordered by sense.
-        senses, labels, sentences: per shown occurrence: its sense, a tick label ("sense · …snippet…"), the
-            full sentence (for hover).
-        blocks: ``[(sense, start, stop)]`` row ranges of each sense in the matrices.
-        summary: one row per layer: ``layer, within_sense, across_senses, gap, heldout_accuracy``.
-        total, labelled: number of occurrences found / with a sense label.
-        constant_layers: layers where every occurrence has the same vector (similarity 1 everywhere).
-        rejected_typed: typed lines that do not contain the word.
-        findings: sentences stating what the numbers show (computed, not written in advance).
-        summary_note: why (part of) the summary cannot be computed, e.g. the word has no sense labels; else None.
-    """
-
-    word: str
-    matrices: np.ndarray
-    senses: list
-    labels: list
-    sentences: list
-    blocks: list
-    summary: pd.DataFrame
-    total: int
-    labelled: int
-    constant_layers: list
-    rejected_typed: list
-    findings: list
-    summary_note: str | None = None
-
-    @property
-    def num_layers(self) -> int:
-        return int(self.matrices.shape[0])
-
-    @property
-    def has_summary(self) -> bool:
-        """Whether any summary number could be computed (False for a word without sense labels)."""
-        return bool(np.isfinite(self.summary[SUMMARY_MEASURES].to_numpy(dtype=float)).any())
-
-    @property
-    def computed_summary(self) -> pd.DataFrame:
-        """The summary without the columns that have no value in any layer (shown as a table)."""
-        return self.summary.dropna(axis="columns", how="all")
 
 
 def one_vector_layers(embeddings: np.ndarray) -> list[int]:

@@ -25,7 +25,7 @@ from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models import train_bilm
-from elmo_keras.models.persistence import MODEL_FILE
+from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.tagging.experiments import shipped_results, summarize
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
 from elmo_keras.tagging.schemes import allowed_transitions
@@ -33,6 +33,7 @@ from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
 from elmo_keras.text.tokenizer import tokenize
 
 MAX_SENTENCE_TOKENS = 30
+DEFAULT_TOP_K = 5  # CRF paths the page lists at first
 # first-use training sizes: small enough that a first visit waits little, not the experiments' settings
 BILM_EPOCHS = 2
 TAGGER_EPOCHS = 5

@@ -25,7 +25,6 @@ from elmo_keras.explorer.model_store import (
 )
 from elmo_keras.explorer.state import BUILT_IN
 from elmo_keras.models.presets import PRESETS, get_preset
-from elmo_keras.models.training import train_bilm
 
 Progress = Callable[[int, dict], None]
 DIRECTIONS = ("forward", "backward")
@@ -138,6 +137,8 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
         ValueError: no ``train`` rows; training errors as ``train_bilm``.
     """
     train, heldout = split_sentences(corpus)
+    from elmo_keras.models.training import train_bilm  # here: Keras loads with the first training, not with the app
+
     return train_bilm(
         corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,
         learning_rate=settings.learning_rate, seed=settings.seed, callbacks=[progress] if progress else None,

@@ -1,4 +1,5 @@
-"""``BiLanguageModel``: a ``BiLM`` plus one softmax shared by both directions, trained with ``fit``."""
+"""``BiLanguageModel``: a ``BiLM`` plus one softmax shared by both directions, trained with ``fit``; and
+``build_bilm_lm``, which builds one from a ``BiLMConfig``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from keras import ops
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_rate
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.models.persistence import save_model_dir
+from elmo_keras.models.presets import BiLMConfig
 from elmo_keras.text.vocabulary import PAD_ID
 
 
@@ -171,3 +175,33 @@ class BiLanguageModel(keras.Model):
     @classmethod
     def from_config(cls, config):
         return cls(**config)
+
+
+def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguageModel:
+    """An untrained, unbuilt ``BiLanguageModel`` for ``config`` over a word vocabulary of ``vocab_size``.
+
+    Args:
+        config: the architecture (``token_input`` picks a ``WordEmbedding`` or a ``CharCNN`` token encoder).
+        vocab_size: int, the word vocabulary's size (special tokens included).
+        dtype: the Keras dtype policy of every layer, e.g. ``"mixed_bfloat16"``. Defaults to None (the global
+            policy, normally float32).
+
+    Raises:
+        ValueError: ``vocab_size`` < 5 (from ``BiLanguageModel``).
+    """
+    if config.token_input == "word":
+        projection = config.token_dim if config.token_dim != config.embedding_dim else None
+        token_encoder = WordEmbedding(
+            vocab_size, config.embedding_dim, projection_dim=projection, dtype=dtype, name="token_encoder"
+        )
+    else:
+        token_encoder = CharCNN(
+            embedding_dim=config.embedding_dim, filters=config.char_filters, n_highway=config.n_highway,
+            projection_dim=config.token_dim, dtype=dtype, name="token_encoder",
+        )
+    bilm = BiLM(
+        token_encoder, units=config.units, num_layers=config.num_layers, projection_dim=config.projection_dim,
+        cell_clip=config.cell_clip, proj_clip=config.proj_clip, use_skip_connections=config.use_skip_connections,
+        dropout=config.dropout, dtype=dtype, name="bilm",
+    )
+    return BiLanguageModel(bilm, vocab_size, dropout=config.dropout, dtype=dtype, name="bi_language_model")

@@ -18,15 +18,10 @@ import zipfile
 import numpy as np
 
 from elmo_keras._quiet import keras
+from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES, MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE
 from elmo_keras.safe_files import entries_other_than, replace_directory, staging_directory
 from elmo_keras.text.vocabulary import Vocabulary
 
-MODEL_FILE = "model.keras"
-VOCABULARY_FILE = "vocabulary.json"
-SUMMARY_FILE = "training.json"
-# what a model directory may hold; the last is the temporary file a non-atomic save leaves when interrupted,
-# allowed so that saving can still replace such a directory
-MODEL_DIR_ENTRIES = (MODEL_FILE, VOCABULARY_FILE, SUMMARY_FILE, MODEL_FILE + ".tmp.keras")
 # Keras's deserialization errors: "... config={...}. Exception encountered: <cause>" and
 # "Could not locate class 'X'. ... Full object config: {...}"
 KERAS_CAUSE_MARKER = "Exception encountered: "

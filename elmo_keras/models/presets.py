@@ -1,4 +1,6 @@
-"""biLM configurations (presets) and the function that builds a ``BiLanguageModel`` from one."""
+"""biLM configurations (presets); ``models.bilm_lm.build_bilm_lm`` builds a ``BiLanguageModel`` from one.
+
+No Keras here: the explorer lists and describes saved models from their configurations before loading any."""
 
 from __future__ import annotations
 
@@ -6,9 +8,6 @@ from dataclasses import dataclass
 
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
 from elmo_keras.config_dicts import DictConfig
-from elmo_keras.layers.bilm import BiLM
-from elmo_keras.layers.char_cnn import CharCNN
-from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.limits import (
     char_cnn_parameters,
     check_batch_size,
@@ -16,7 +15,6 @@ from elmo_keras.limits import (
     lstm_stack_parameters,
     memory_shortfall,
 )
-from elmo_keras.models.bilm_lm import BiLanguageModel
 from elmo_keras.text.batching import TOKEN_INPUTS
 from elmo_keras.text.char_ids import NUM_CHAR_IDS
 
@@ -172,33 +170,3 @@ def check_fits_in_memory(config: BiLMConfig, vocab_size: int) -> None:
         raise ValueError(f"a vocabulary of {vocab_size:,} words is too large for this machine: {shortfall}; "
                          "pass a smaller vocabulary (e.g. the most frequent words) or use token_input='char'")
     raise ValueError(f"{field} = {sizes[field]:,} is too large for this machine: {shortfall}; check the value")
-
-
-def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguageModel:
-    """An untrained, unbuilt ``BiLanguageModel`` for ``config`` over a word vocabulary of ``vocab_size``.
-
-    Args:
-        config: the architecture (``token_input`` picks a ``WordEmbedding`` or a ``CharCNN`` token encoder).
-        vocab_size: int, the word vocabulary's size (special tokens included).
-        dtype: the Keras dtype policy of every layer, e.g. ``"mixed_bfloat16"``. Defaults to None (the global
-            policy, normally float32).
-
-    Raises:
-        ValueError: ``vocab_size`` < 5 (from ``BiLanguageModel``).
-    """
-    if config.token_input == "word":
-        projection = config.token_dim if config.token_dim != config.embedding_dim else None
-        token_encoder = WordEmbedding(
-            vocab_size, config.embedding_dim, projection_dim=projection, dtype=dtype, name="token_encoder"
-        )
-    else:
-        token_encoder = CharCNN(
-            embedding_dim=config.embedding_dim, filters=config.char_filters, n_highway=config.n_highway,
-            projection_dim=config.token_dim, dtype=dtype, name="token_encoder",
-        )
-    bilm = BiLM(
-        token_encoder, units=config.units, num_layers=config.num_layers, projection_dim=config.projection_dim,
-        cell_clip=config.cell_clip, proj_clip=config.proj_clip, use_skip_connections=config.use_skip_connections,
-        dropout=config.dropout, dtype=dtype, name="bilm",
-    )
-    return BiLanguageModel(bilm, vocab_size, dropout=config.dropout, dtype=dtype, name="bi_language_model")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.models.batches import ShuffledBatches, training_batches
-from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.bilm_lm import BiLanguageModel, build_bilm_lm
 from elmo_keras.models.callbacks import (
     ProgressCallback,
     StopOnNonFiniteLoss,
@@ -18,7 +18,7 @@ from elmo_keras.models.callbacks import (
 )
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.precision import resolve_training_precision
-from elmo_keras.models.presets import BiLMConfig, build_bilm_lm, check_fits_in_memory, get_preset
+from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory, get_preset
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
