@@ -15,9 +15,11 @@ import json
 import os
 import pathlib
 from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from elmo_keras.safe_files import read_json_object, write_json_object
 
+T = TypeVar("T")
 FORMAT_VERSION = 1
 RESULTS_DIR_NAME = ".results"
 _MODEL_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) → content digest, per process
@@ -43,6 +45,19 @@ def result_path(models_dir: str | os.PathLike, kind: str, model_dir: str | os.Pa
     key = json.dumps({"model": model_digest(model_dir), "inputs": dict(inputs), "format": FORMAT_VERSION},
                      sort_keys=True, default=str)
     return pathlib.Path(models_dir) / RESULTS_DIR_NAME / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+
+def stored_result(path: pathlib.Path, parse: Callable[[dict], T]) -> T | None:
+    """``parse`` of the JSON object stored at ``path``; None when there is none, or it cannot be read or parsed
+    (``parse`` raising ``KeyError``/``TypeError``/``ValueError``: a file of another shape), so the caller computes
+    it again and replaces it."""
+    stored = read_json_object(path)
+    if stored is None:
+        return None
+    try:
+        return parse(stored)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def cached_result(path: pathlib.Path, compute: Callable[[], dict]) -> dict:

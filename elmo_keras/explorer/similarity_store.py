@@ -14,9 +14,9 @@ import pandas as pd
 
 from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.model_store import ModelRef
-from elmo_keras.explorer.result_cache import result_path
+from elmo_keras.explorer.result_cache import result_path, stored_result
 from elmo_keras.explorer.similarity_view import SimilarityView, view_from_json, view_to_json
-from elmo_keras.safe_files import read_json_object, write_json_object
+from elmo_keras.safe_files import write_json_object
 
 RESULT_KIND = "context_similarity"
 
@@ -29,13 +29,7 @@ def _path(ref: ModelRef, corpus: pd.DataFrame, word: str, typed_text: str, per_s
 def stored_context_similarity(ref: ModelRef, corpus: pd.DataFrame, word: str, typed_text: str,
                               per_sense: int | None) -> SimilarityView | None:
     """The view ``computed_context_similarity`` kept for these inputs and this model's files, or None."""
-    stored = read_json_object(_path(ref, corpus, word, typed_text, per_sense))
-    if stored is None:
-        return None
-    try:
-        return view_from_json(stored)
-    except (KeyError, TypeError, ValueError):  # a file of another shape: the caller computes it again
-        return None
+    return stored_result(_path(ref, corpus, word, typed_text, per_sense), view_from_json)
 
 
 def computed_context_similarity(model, ref: ModelRef, corpus: pd.DataFrame, word: str, typed_text: str,

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from elmo_keras.explorer.model_store import ModelRef
-from elmo_keras.explorer.result_cache import model_digest, result_path
+from elmo_keras.explorer.result_cache import model_digest, result_path, stored_result
 from elmo_keras.explorer.tagging import TaggingView, tag_sentence
-from elmo_keras.safe_files import read_json_object, write_json_object
+from elmo_keras.safe_files import write_json_object
 
 RESULT_KIND = "tagging"
 
@@ -67,13 +67,7 @@ def _path(refs: tuple[ModelRef, ModelRef], text: str, top_k: int) -> pathlib.Pat
 
 def stored_tagging_view(refs: tuple[ModelRef, ModelRef], text: str, top_k: int) -> TaggingView | None:
     """The view ``computed_tagging_view`` kept for this sentence, ``top_k`` and these taggers' files, or None."""
-    stored = read_json_object(_path(refs, text, top_k))
-    if stored is None:
-        return None
-    try:
-        return view_from_json(stored)
-    except (KeyError, TypeError, ValueError):  # a file of another shape: the caller computes it again
-        return None
+    return stored_result(_path(refs, text, top_k), view_from_json)
 
 
 def computed_tagging_view(multitask, taglm, refs: tuple[ModelRef, ModelRef], text: str, top_k: int) -> TaggingView:
