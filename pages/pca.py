@@ -6,19 +6,28 @@ import streamlit as st
 
 from elmo_keras.explorer import charts, state
 from elmo_keras.explorer.corpus import fingerprint
-from elmo_keras.explorer.projection import pca_view
-from page_common import active_model, word_choices_for
+from elmo_keras.explorer.projection_store import computed_pca_view, stored_pca_view
+from page_common import active_model, active_vocabulary, word_choices_for
 
 WORD_KEY, THREE_D_KEY = "pca_word", "pca_three_d"
 
 
 @st.cache_data(show_spinner="Embedding and projecting…", max_entries=64)
-def projection(_model, ref, corpus_key, _corpus, word, typed, n_components):
-    return pca_view(_model, _corpus, word, typed, n_components)
+def computed_projection(_model, ref, corpus_key, _corpus, word, typed, n_components):
+    return computed_pca_view(_model, ref, _corpus, word, typed, n_components)
 
 
-ref, corpus, model = active_model()
-choices = word_choices_for(WORD_KEY, corpus, model.vocabulary)
+def projection(ref, corpus, word, typed, n_components):
+    """The view kept on disk (no model needed), else computed."""
+    stored = stored_pca_view(ref, corpus, word, typed, n_components)
+    if stored is not None:
+        return stored
+    ref, corpus, model = active_model()
+    return computed_projection(model, ref, fingerprint(corpus), corpus, word, typed, n_components)
+
+
+ref, corpus, vocabulary = active_vocabulary()
+choices = word_choices_for(WORD_KEY, corpus, vocabulary)
 
 st.title("PCA per layer")
 st.caption("Every occurrence of one word, projected onto the two (or three) directions of largest variance of "
@@ -31,8 +40,7 @@ with right:
 st.session_state[state.WORD] = word
 
 try:
-    view = projection(model, ref, fingerprint(corpus), corpus, word, st.session_state[state.TYPED_SENTENCES],
-                      3 if three_d else 2)
+    view = projection(ref, corpus, word, st.session_state[state.TYPED_SENTENCES], 3 if three_d else 2)
 except ValueError as error:
     st.error(str(error))
     st.stop()

@@ -10,7 +10,7 @@ from elmo_keras.decoding import beam_search, sample
 from elmo_keras.decoding.worked_examples import nucleus_example, same_branch_beam
 from elmo_keras.explorer import charts, decoding_charts
 from elmo_keras.explorer.chart_text import escape
-from elmo_keras.explorer.projection import ProjectionView
+from elmo_keras.explorer.projection_view import ProjectionView
 from elmo_keras.explorer.search_views import step_distribution, tree_layout
 from elmo_keras.explorer.similarity import SimilarityView
 from elmo_keras.explorer.training import history_frame

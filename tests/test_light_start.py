@@ -14,6 +14,7 @@ import pytest
 
 from elmo_keras.explorer.corpus import builtin_corpus
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, find_model
+from elmo_keras.explorer.projection_store import computed_pca_view, stored_pca_view
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.explorer.similarity import context_similarity
 from elmo_keras.explorer.similarity_store import computed_context_similarity, stored_context_similarity
@@ -26,7 +27,8 @@ FIRST_PAGE_MODULES = [  # what app.py, page_common.py and pages/context_similari
     "streamlit", "elmo_keras", "elmo_keras.explorer.state", "elmo_keras.explorer.corpus",
     "elmo_keras.explorer.model_store", "elmo_keras.explorer.shipped_models", "elmo_keras.explorer.training",
     "elmo_keras.explorer.warm_up", "elmo_keras.explorer.charts", "elmo_keras.explorer.similarity_store",
-    "elmo_keras.explorer.similarity_view",
+    "elmo_keras.explorer.similarity_view", "elmo_keras.explorer.projection_store",
+    "elmo_keras.explorer.projection_view",
 ]
 
 
@@ -89,6 +91,23 @@ def test_the_shipped_toy_comes_with_its_default_views(tmp_path):
         view = stored_context_similarity(ref, builtin_corpus(), word, "", DEFAULT_PER_SENSE)
         assert view is not None, f"run tools/build_shipped_models.py --results-only ({word!r} missing)"
         assert view.word == word and view.num_layers == 3
+        projection = stored_pca_view(ref, builtin_corpus(), word, "", 2)
+        assert projection is not None and projection.word == word and projection.num_layers == 3
+
+
+def test_a_pca_view_is_kept_exactly_and_read_back_without_the_model(tiny_models_dir, tmp_path, tiny_model):
+    import shutil
+
+    shutil.copytree(tiny_models_dir / TINY_NAME, tmp_path / TINY_NAME)
+    ref, corpus = find_model(tmp_path, TINY_NAME).ref, builtin_corpus()
+    assert stored_pca_view(ref, corpus, "right", "Turn right here.", 3) is None
+    computed = computed_pca_view(tiny_model, ref, corpus, "right", "Turn right here.", 3)
+    stored = stored_pca_view(ref, corpus, "right", "Turn right here.", 3)
+    pd.testing.assert_frame_equal(stored.points, computed.points, check_dtype=False, check_exact=True)
+    pd.testing.assert_frame_equal(stored.variance, computed.variance, check_dtype=False, check_exact=True)
+    for field in ("word", "n_components", "senses_in_order", "collapsed_layers", "rejected_typed", "unknown_note"):
+        assert getattr(stored, field) == getattr(computed, field), field
+    assert stored_pca_view(ref, corpus, "right", "Turn right here.", 2) is None
 
 
 def test_the_warm_up_imports_every_page_module_once():

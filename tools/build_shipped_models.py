@@ -6,7 +6,7 @@
 - ``seq2seq-toy``: the decoding page's GRU encoder-decoder (``explorer.decoding.train_default_seq2seq``, seed 0);
 - ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0);
 - ``results``: what the layer-weights page computes from ``toy`` on the built-in corpus with seed 0, and the
-  context-similarity page's default view of each target word and the tagging page's views of its example
+  context-similarity and PCA pages' default views of each target word and the tagging page's views of its example
   sentences (``explorer.result_cache``'s layout), so that those pages open at once too: the first page without
   loading Keras at all, the tagging page without loading its taggers.
 
@@ -36,6 +36,7 @@ from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
 from elmo_keras.explorer.decoding import train_default_seq2seq  # noqa: E402
 from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report  # noqa: E402
 from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, find_model, load_model  # noqa: E402  # noqa: E402
+from elmo_keras.explorer.projection_store import computed_pca_view  # noqa: E402
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME  # noqa: E402
 from elmo_keras.explorer.shipped_models import SHIPPED_RESULTS  # noqa: E402
 from elmo_keras.explorer.similarity_store import computed_context_similarity  # noqa: E402
@@ -103,7 +104,8 @@ def build_results(output: pathlib.Path) -> None:
         print(f"toy: layer-weights report on the built-in corpus, {len(report.reports)} tasks, stored")
         for word in TARGET_WORDS:
             view = computed_context_similarity(model, toy.ref, corpus, word, "", DEFAULT_PER_SENSE)
-            print(f"toy: context-similarity view of {word!r} ({view.total} occurrences), stored")
+            computed_pca_view(model, toy.ref, corpus, word, "", 2)
+            print(f"toy: context-similarity and PCA views of {word!r} ({view.total} occurrences), stored")
         refs = tagger_refs(scratch)
         taggers = [load_tagger_model(ref) for ref in refs]
         for sentence in example_sentences():

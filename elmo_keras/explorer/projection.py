@@ -1,42 +1,18 @@
-"""PCA of one word's occurrences, fitted separately in every layer (``analysis.pca_per_layer``)."""
+"""PCA of one word's occurrences, fitted separately in every layer (``analysis.pca_per_layer``).
+
+The view it returns is ``projection_view.ProjectionView`` (kept on disk by ``projection_store``)."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from elmo_keras.analysis.similarity import pca_per_layer
 from elmo_keras.explorer.occurrences import ordered_occurrences
+from elmo_keras.explorer.projection_view import ProjectionView
+
+__all__ = ["ProjectionView", "pca_view"]
 from elmo_keras.explorer.similarity import one_vector_layers
-
-
-@dataclass(frozen=True)
-class ProjectionView:
-    """Points and explained variance for the PCA page.
-
-    Attributes:
-        points: one row per (layer, occurrence): ``layer, x, y, z, sense, split, sentence``.
-        variance: one row per layer: ``layer, PC1, PC2[, PC3], total`` (explained variance ratios).
-        senses_in_order: legend order.
-        collapsed_layers: layers where all occurrences share one vector (all points on top of each other).
-        rejected_typed: typed lines that do not contain the word.
-        unknown_note: set when a word-level model reads the word as ``<unk>`` (the page shows it).
-    """
-
-    word: str
-    n_components: int
-    points: pd.DataFrame
-    variance: pd.DataFrame
-    senses_in_order: list
-    collapsed_layers: list
-    rejected_typed: list
-    unknown_note: str | None = None
-
-    @property
-    def num_layers(self) -> int:
-        return int(self.variance.shape[0])
 
 
 def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_components: int = 2,

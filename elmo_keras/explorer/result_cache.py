@@ -47,6 +47,27 @@ def result_path(models_dir: str | os.PathLike, kind: str, model_dir: str | os.Pa
     return pathlib.Path(models_dir) / RESULTS_DIR_NAME / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
 
 
+def _plain(value):
+    """A NumPy scalar as the Python value JSON writes (floats keep every digit; NaN is written as NaN)."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, (list, tuple, dict, str)) else value
+
+
+def frame_to_json(frame) -> dict:
+    """A pandas ``DataFrame`` as a JSON-ready dict: columns, index and rows of plain values (exact floats)."""
+    return {"columns": [_plain(c) for c in frame.columns], "index": [_plain(i) for i in frame.index],
+            "data": [[_plain(v) for v in row] for row in frame.itertuples(index=False)]}
+
+
+def frame_from_json(data: dict, keep_index: bool = False):
+    """The ``DataFrame`` ``frame_to_json`` wrote; its index too when ``keep_index`` (else 0…n−1)."""
+    import pandas as pd  # here: this module stays importable without pandas' start-up cost until a frame is read
+
+    frame = pd.DataFrame(data["data"], columns=data["columns"])
+    if keep_index:
+        frame.index = data["index"]
+    return frame
+
+
 def stored_result(path: pathlib.Path, parse: Callable[[dict], T]) -> T | None:
     """``parse`` of the JSON object stored at ``path``; None when there is none, or it cannot be read or parsed
     (``parse`` raising ``KeyError``/``TypeError``/``ValueError``: a file of another shape), so the caller computes

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from elmo_keras.explorer.result_cache import frame_from_json, frame_to_json
+
 DEFAULT_PER_SENSE = 12
 SUMMARY_MEASURES = ["within_sense", "across_senses", "gap", "heldout_accuracy"]
 
@@ -69,9 +71,7 @@ def view_to_json(view: SimilarityView) -> dict:
                      "values": view.matrices.ravel().tolist()},
         "senses": list(view.senses), "labels": list(view.labels), "sentences": list(view.sentences),
         "blocks": [[sense, int(start), int(stop)] for sense, start, stop in view.blocks],
-        "summary": {"columns": list(view.summary.columns),
-                    "rows": [[None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row]
-                             for row in view.summary.itertuples(index=False)]},
+        "summary": frame_to_json(view.summary),
         "total": int(view.total), "labelled": int(view.labelled),
         "constant_layers": [int(layer) for layer in view.constant_layers],
         "rejected_typed": list(view.rejected_typed), "findings": list(view.findings),
@@ -82,8 +82,7 @@ def view_to_json(view: SimilarityView) -> dict:
 def view_from_json(data: dict) -> SimilarityView:
     """The view ``view_to_json`` wrote. Raises ``KeyError``/``TypeError``/``ValueError`` on anything else."""
     matrices = data["matrices"]
-    summary = pd.DataFrame([[np.nan if v is None else v for v in row] for row in data["summary"]["rows"]],
-                           columns=data["summary"]["columns"])
+    summary = frame_from_json(data["summary"])
     return SimilarityView(
         word=str(data["word"]),
         matrices=np.asarray(matrices["values"], dtype=matrices["dtype"]).reshape(matrices["shape"]),

@@ -11,37 +11,19 @@ from __future__ import annotations
 import pathlib
 
 import numpy as np
-import pandas as pd
 
 from elmo_keras.explorer.model_store import ModelRef
-from elmo_keras.explorer.result_cache import model_digest, result_path, stored_result
+from elmo_keras.explorer.result_cache import frame_from_json, frame_to_json, model_digest, result_path, stored_result
 from elmo_keras.explorer.tagging import TaggingView, tag_sentence
 from elmo_keras.safe_files import write_json_object
 
 RESULT_KIND = "tagging"
 
 
-def _plain(value):
-    """A NumPy scalar as the Python value JSON writes (floats keep every digit; NaN is written as NaN)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _frame_to_json(frame: pd.DataFrame) -> dict:
-    return {"columns": [_plain(c) for c in frame.columns], "index": [_plain(i) for i in frame.index],
-            "data": [[_plain(v) for v in row] for row in frame.itertuples(index=False)]}
-
-
-def _frame_from_json(data: dict, default_index: bool) -> pd.DataFrame:
-    frame = pd.DataFrame(data["data"], columns=data["columns"])
-    if not default_index:
-        frame.index = data["index"]
-    return frame
-
-
 def view_to_json(view: TaggingView) -> dict:
     """``view`` as a JSON-ready dict (``view_from_json`` reads it back)."""
     return {"tokens": list(view.tokens), "labels": list(view.labels), "allowed": view.allowed.tolist(),
-            **{name: _frame_to_json(getattr(view, name))
+            **{name: frame_to_json(getattr(view, name))
                for name in ("multitask", "ner", "top_paths", "marginals", "transitions")}}
 
 
@@ -49,11 +31,11 @@ def view_from_json(data: dict) -> TaggingView:
     """The view ``view_to_json`` wrote. Raises ``KeyError``/``TypeError``/``ValueError`` on anything else."""
     return TaggingView(
         tokens=[str(t) for t in data["tokens"]],
-        multitask=_frame_from_json(data["multitask"], default_index=True),
-        ner=_frame_from_json(data["ner"], default_index=True),
-        top_paths=_frame_from_json(data["top_paths"], default_index=True),
-        marginals=_frame_from_json(data["marginals"], default_index=False),
-        transitions=_frame_from_json(data["transitions"], default_index=False),
+        multitask=frame_from_json(data["multitask"], keep_index=False),
+        ner=frame_from_json(data["ner"], keep_index=False),
+        top_paths=frame_from_json(data["top_paths"], keep_index=False),
+        marginals=frame_from_json(data["marginals"], keep_index=True),
+        transitions=frame_from_json(data["transitions"], keep_index=True),
         allowed=np.asarray(data["allowed"], dtype=bool),
         labels=[str(label) for label in data["labels"]],
     )
