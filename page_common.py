@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer import state
-from elmo_keras.explorer.corpus import word_choices
+from elmo_keras.explorer.corpus import fingerprint, word_choices
 from elmo_keras.explorer.model_store import (
     ModelsUnloadableError,
     list_models,
@@ -69,6 +69,18 @@ def active_vocabulary():
         ref, _, model = active_model()
         vocabulary = model.vocabulary
     return ref, st.session_state[state.CORPUS], vocabulary
+
+
+def stored_or_computed(stored, computed, *inputs):
+    """A page's view of the session's model: ``stored(ref, corpus, *inputs)`` when it finds one on disk (no model
+    loaded, so no Keras either), else ``computed(model, ref, fingerprint(corpus), corpus, *inputs)`` with the model
+    loaded (``active_model``: errors and the fallback model handled)."""
+    require_frame()
+    view = stored(st.session_state[state.ACTIVE_REF], st.session_state[state.CORPUS], *inputs)
+    if view is not None:
+        return view
+    ref, corpus, model = active_model()
+    return computed(model, ref, fingerprint(corpus), corpus, *inputs)
 
 
 def saved_models(directory):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer import charts, state
-from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.similarity_store import computed_context_similarity, stored_context_similarity
 from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE
-from page_common import active_model, active_vocabulary, word_choices_for
+from page_common import active_vocabulary, stored_or_computed, word_choices_for
 
 WORD_KEY, TYPED_KEY, PER_SENSE_KEY = "similarity_word", "similarity_typed", "similarity_per_sense"
 
@@ -16,15 +15,6 @@ WORD_KEY, TYPED_KEY, PER_SENSE_KEY = "similarity_word", "similarity_typed", "sim
 @st.cache_data(show_spinner="Embedding every occurrence…", max_entries=64)
 def similarity_view(_model, ref, corpus_key, _corpus, word, typed, per_sense):
     return computed_context_similarity(_model, ref, _corpus, word, typed, per_sense)
-
-
-def view_of(ref, corpus, word, typed, per_sense):
-    """The view kept on disk (no model needed: the app's first page opens without Keras), else computed."""
-    stored = stored_context_similarity(ref, corpus, word, typed, per_sense)
-    if stored is not None:
-        return stored
-    ref, corpus, model = active_model()
-    return similarity_view(model, ref, fingerprint(corpus), corpus, word, typed, per_sense)
 
 
 ref, corpus, vocabulary = active_vocabulary()
@@ -47,7 +37,7 @@ st.session_state[state.WORD] = word
 st.session_state[state.TYPED_SENTENCES] = typed
 
 try:
-    view = view_of(ref, corpus, word, typed, per_sense)
+    view = stored_or_computed(stored_context_similarity, similarity_view, word, typed, per_sense)
 except ValueError as error:
     st.error(str(error))
     st.stop()

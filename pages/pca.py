@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer import charts, state
-from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.projection_store import computed_pca_view, stored_pca_view
-from page_common import active_model, active_vocabulary, word_choices_for
+from page_common import active_vocabulary, stored_or_computed, word_choices_for
 
 WORD_KEY, THREE_D_KEY = "pca_word", "pca_three_d"
 
@@ -15,15 +14,6 @@ WORD_KEY, THREE_D_KEY = "pca_word", "pca_three_d"
 @st.cache_data(show_spinner="Embedding and projecting…", max_entries=64)
 def computed_projection(_model, ref, corpus_key, _corpus, word, typed, n_components):
     return computed_pca_view(_model, ref, _corpus, word, typed, n_components)
-
-
-def projection(ref, corpus, word, typed, n_components):
-    """The view kept on disk (no model needed), else computed."""
-    stored = stored_pca_view(ref, corpus, word, typed, n_components)
-    if stored is not None:
-        return stored
-    ref, corpus, model = active_model()
-    return computed_projection(model, ref, fingerprint(corpus), corpus, word, typed, n_components)
 
 
 ref, corpus, vocabulary = active_vocabulary()
@@ -40,7 +30,8 @@ with right:
 st.session_state[state.WORD] = word
 
 try:
-    view = projection(ref, corpus, word, st.session_state[state.TYPED_SENTENCES], 3 if three_d else 2)
+    view = stored_or_computed(stored_pca_view, computed_projection, word, st.session_state[state.TYPED_SENTENCES],
+                              3 if three_d else 2)
 except ValueError as error:
     st.error(str(error))
     st.stop()
