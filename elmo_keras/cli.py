@@ -106,7 +106,7 @@ def run_embed(args: argparse.Namespace) -> int:
         embedder = ElmoEmbedder(args.options, args.weights, stateful=args.stateful, execution=args.execution)
     progress = None if args.quiet else TextProgressBar(sys.stderr)
     count = embedder.embed_file(args.input, args.output, output_format=args.output_format,
-                                batch_size=args.batch_size, progress=progress)
+                                batch_size=args.batch_size, progress=checked_progress(progress))
     print(f"wrote {count} sentences ({args.output_format}) to {args.output}", file=sys.stderr)
     return EXIT_OK
 
@@ -212,6 +212,7 @@ def run_train(args: argparse.Namespace) -> int:
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def report(epoch: int, logs: dict) -> None:
+        raise_if_terminated()
         if not args.quiet:
             print(f"epoch {epoch}: loss {logs['loss']:.3f}, forward perplexity {logs['forward_perplexity']:.1f}, "
                   f"backward perplexity {logs['backward_perplexity']:.1f}", file=sys.stderr, flush=True)
@@ -259,21 +260,50 @@ class Terminated(BaseException):
     """Raised in the main thread on SIGTERM, so that cleanup (``finally``) runs as it does for Ctrl-C."""
 
 
+_terminate_requested = threading.Event()
+
+
 @contextlib.contextmanager
 def sigterm_raises_terminated():
-    """While inside, SIGTERM raises ``Terminated`` (main thread only; the previous handler is restored)."""
+    """While inside, SIGTERM raises ``Terminated`` (main thread only; the previous handler is restored).
+
+    An exception raised by a signal handler can be swallowed: when the signal arrives while Python runs a garbage
+    collection callback or a ``__del__`` (JAX, when installed beside TensorFlow, registers one), Python prints
+    "Exception ignored in ..." and carries on. The request is therefore also remembered, and the commands call
+    ``raise_if_terminated`` after every batch and epoch.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum, frame):
+        _terminate_requested.set()
         raise Terminated()
 
+    _terminate_requested.clear()
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        _terminate_requested.clear()
+
+
+def raise_if_terminated() -> None:
+    """Raise ``Terminated`` if SIGTERM arrived (inside ``sigterm_raises_terminated``) and its exception was lost."""
+    if _terminate_requested.is_set():
+        raise Terminated()
+
+
+def checked_progress(progress: Callable[[int, int], None] | None) -> Callable[[int, int], None]:
+    """``progress(done, total)`` that first stops a terminated command (``raise_if_terminated``)."""
+
+    def call(done: int, total: int) -> None:
+        raise_if_terminated()
+        if progress is not None:
+            progress(done, total)
+
+    return call
 
 
 def main(argv: Sequence[str] | None = None) -> int:

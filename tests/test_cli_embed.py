@@ -1,7 +1,9 @@
 """``python -m elmo_keras embed``: arguments, the three output formats, model directories, one-line errors."""
 
 import io
+import os
 import runpy
+import signal
 import sys
 
 import h5py
@@ -275,3 +277,23 @@ def test_ctrl_c_and_sigterm_print_one_line_and_leave_no_partial_output(tmp_path,
     assert process.returncode == status
     assert err == f"{word}: embed stopped (no incomplete output is left behind)\n"
     assert not partial.exists() and not output.exists()
+
+
+def test_a_sigterm_whose_exception_was_swallowed_still_stops_the_command():
+    """Python drops an exception raised by a signal handler while a gc callback runs ("Exception ignored in ...");
+    the request is remembered and the next batch stops the command."""
+    import time
+
+    from elmo_keras.cli import Terminated, checked_progress, raise_if_terminated, sigterm_raises_terminated
+
+    drawn = []
+    with sigterm_raises_terminated():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler runs here, at the latest
+        except Terminated:
+            pass  # swallowed, as it is inside a gc callback
+        with pytest.raises(Terminated):
+            checked_progress(lambda done, total: drawn.append(done))(1, 2)
+    assert drawn == []
+    raise_if_terminated()  # outside the command: nothing pending
