@@ -51,6 +51,9 @@ class _QuietTensorFlowLoader(importlib.abc.Loader):
     def __init__(self, loader):
         self.loader = loader
 
+    def __getattr__(self, name):  # everything else (resources, source, file name) is the real loader's
+        return getattr(self.loader, name)
+
     def create_module(self, spec):
         return self.loader.create_module(spec)
 
