@@ -212,7 +212,7 @@ def run_train(args: argparse.Namespace) -> int:
     corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def report(epoch: int, logs: dict) -> None:
-        raise_if_terminated()
+        raise_if_stopped()
         if not args.quiet:
             print(f"epoch {epoch}: loss {logs['loss']:.3f}, forward perplexity {logs['forward_perplexity']:.1f}, "
                   f"backward perplexity {logs['backward_perplexity']:.1f}", file=sys.stderr, flush=True)
@@ -260,46 +260,55 @@ class Terminated(BaseException):
     """Raised in the main thread on SIGTERM, so that cleanup (``finally``) runs as it does for Ctrl-C."""
 
 
-_terminate_requested = threading.Event()
+_stop_requests: dict[int, threading.Event] = {signal.SIGINT: threading.Event(), signal.SIGTERM: threading.Event()}
 
 
 @contextlib.contextmanager
-def sigterm_raises_terminated():
-    """While inside, SIGTERM raises ``Terminated`` (main thread only; the previous handler is restored).
+def stop_signals_stop_the_command():
+    """While inside, SIGTERM raises ``Terminated`` and SIGINT ``KeyboardInterrupt`` (main thread only; the previous
+    handlers are restored), and each request is also remembered.
 
-    An exception raised by a signal handler can be swallowed: when the signal arrives while Python runs a garbage
+    An exception raised by a signal handler can be lost: when the signal arrives while Python runs a garbage
     collection callback or a ``__del__`` (JAX, when installed beside TensorFlow, registers one), Python prints
-    "Exception ignored in ..." and carries on. The request is therefore also remembered, and the commands call
-    ``raise_if_terminated`` after every batch and epoch.
+    "Exception ignored in ..." and carries on; when it arrives while TensorFlow traces a graph, TensorFlow turns
+    it into a ``ValueError`` ("Tried to convert ... to a tensor and failed"). ``raise_if_stopped`` raises the
+    remembered request again: the commands call it after every batch and epoch, and ``main`` before reporting an
+    error.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum, frame):
-        _terminate_requested.set()
-        raise Terminated()
+        _stop_requests[signum].set()
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
-    _terminate_requested.clear()
-    previous = signal.signal(signal.SIGTERM, handler)
+    for event in _stop_requests.values():
+        event.clear()
+    previous = {signum: signal.signal(signum, handler) for signum in _stop_requests}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        _terminate_requested.clear()
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        for event in _stop_requests.values():
+            event.clear()
 
 
-def raise_if_terminated() -> None:
-    """Raise ``Terminated`` if SIGTERM arrived (inside ``sigterm_raises_terminated``) and its exception was lost."""
-    if _terminate_requested.is_set():
+def raise_if_stopped() -> None:
+    """Raise ``Terminated`` or ``KeyboardInterrupt`` again if SIGTERM or SIGINT arrived (inside
+    ``stop_signals_stop_the_command``), whatever became of the exception its handler raised."""
+    if _stop_requests[signal.SIGTERM].is_set():
         raise Terminated()
+    if _stop_requests[signal.SIGINT].is_set():
+        raise KeyboardInterrupt()
 
 
 def checked_progress(progress: Callable[[int, int], None] | None) -> Callable[[int, int], None]:
-    """``progress(done, total)`` that first stops a terminated command (``raise_if_terminated``)."""
+    """``progress(done, total)`` that first stops an interrupted or terminated command (``raise_if_stopped``)."""
 
     def call(done: int, total: int) -> None:
-        raise_if_terminated()
+        raise_if_stopped()
         if progress is not None:
             progress(done, total)
 
@@ -317,8 +326,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command.check is not None:
         command.check(args.command_parser, args)
     try:
-        with sigterm_raises_terminated():
-            return command.run(args)
+        with stop_signals_stop_the_command():
+            try:
+                return command.run(args)
+            except (OSError, ValueError):
+                raise_if_stopped()  # a signal's exception that a library turned into an error
+                raise
     except KeyboardInterrupt:
         print(f"interrupted: {args.command} stopped (no incomplete output is left behind)", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -274,26 +274,51 @@ def test_ctrl_c_and_sigterm_print_one_line_and_leave_no_partial_output(tmp_path,
     time.sleep(0.5)
     process.send_signal(getattr(signal, signal_name))
     _, err = process.communicate(timeout=60)
-    assert process.returncode == status
+    assert process.returncode == status, err
     assert err == f"{word}: embed stopped (no incomplete output is left behind)\n"
     assert not partial.exists() and not output.exists()
 
 
-def test_a_sigterm_whose_exception_was_swallowed_still_stops_the_command():
-    """Python drops an exception raised by a signal handler while a gc callback runs ("Exception ignored in ...");
-    the request is remembered and the next batch stops the command."""
+@pytest.mark.parametrize("signal_name, stop", [("SIGTERM", "Terminated"), ("SIGINT", "KeyboardInterrupt")])
+def test_a_stop_signal_whose_exception_was_lost_still_stops_the_command(signal_name, stop):
+    """Python drops an exception raised by a signal handler while a gc callback runs ("Exception ignored in ..."),
+    and TensorFlow turns one raised while it traces into a ValueError; the request is remembered and the next
+    batch stops the command."""
     import time
 
-    from elmo_keras.cli import Terminated, checked_progress, raise_if_terminated, sigterm_raises_terminated
+    from elmo_keras import cli
 
+    expected = cli.Terminated if stop == "Terminated" else KeyboardInterrupt
     drawn = []
-    with sigterm_raises_terminated():
+    with cli.stop_signals_stop_the_command():
         try:
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), getattr(signal, signal_name))
             time.sleep(5)  # the handler runs here, at the latest
-        except Terminated:
-            pass  # swallowed, as it is inside a gc callback
-        with pytest.raises(Terminated):
-            checked_progress(lambda done, total: drawn.append(done))(1, 2)
+        except expected:
+            pass  # lost, as it is inside a gc callback
+        with pytest.raises(expected):
+            cli.checked_progress(lambda done, total: drawn.append(done))(1, 2)
     assert drawn == []
-    raise_if_terminated()  # outside the command: nothing pending
+    cli.raise_if_stopped()  # outside the command: nothing pending
+
+
+def test_a_stop_signal_turned_into_an_error_is_reported_as_the_stop(monkeypatch, capsys):
+    """TensorFlow turns an exception raised while it traces into a ValueError; main reports the signal."""
+    from elmo_keras import cli
+
+    def run(args):
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            import time
+
+            time.sleep(5)
+        except KeyboardInterrupt as error:
+            raise ValueError("Tried to convert 'shape' to a tensor and failed.") from error
+        return cli.EXIT_OK
+
+    import dataclasses
+
+    monkeypatch.setitem(cli.COMMANDS, "embed", dataclasses.replace(cli.COMMANDS["embed"], run=run, check=None))
+    status = cli.main(["embed", "in.txt", "out.hdf5", "--model-dir", "m"])
+    assert status == cli.EXIT_INTERRUPTED
+    assert capsys.readouterr().err.startswith("interrupted: embed stopped")
