@@ -70,15 +70,6 @@ def lstm_sequence(gates, recurrent_kernel, projection_kernel=None, cell_clip=Non
     return run_projected(gates, recurrent_kernel, projection_kernel)
 
 
-def _per_direction(kernel):
-    """A `(2, ·, ·)` kernel → a matmul doing each direction's product separately, which the graph runs in
-    parallel (faster than one batched matmul of two); any other kernel → ``ops.matmul``."""
-    if len(kernel.shape) != 3 or kernel.shape[0] != 2:
-        return lambda x: ops.matmul(x, kernel)
-    first, second = ops.unstack(kernel, 2)
-    return lambda x: ops.stack([ops.matmul(x[0], first), ops.matmul(x[1], second)])
-
-
 def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
     units = recurrent_kernel.shape[-1] // 4
     state_dim = recurrent_kernel.shape[-2]
@@ -86,11 +77,9 @@ def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
     h0 = ops.zeros(tuple(lead) + (state_dim,), dtype=gates.dtype)
     c0 = ops.zeros(tuple(lead) + (units,), dtype=gates.dtype)
 
-    recurrent = _per_direction(recurrent_kernel)
-
     def step(carry, gate_t):
         h, c = carry
-        z = gate_t + recurrent(h)
+        z = gate_t + ops.matmul(h, recurrent_kernel)
         new_h, new_c, c_raw = lstm_update(z, c, projection_kernel, cell_clip, proj_clip)
         return (new_h, new_c), (new_h, z, c_raw)
 
@@ -120,7 +109,7 @@ def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
         if projection_kernel is not None and proj_clip is not None:
             proj_pass = _clip_pass(ops.matmul(m_all, projection_kernel), proj_clip)
             per_step.append(proj_pass)
-        recurrent_t = _per_direction(_transpose(recurrent_kernel))
+        recurrent_t = _transpose(recurrent_kernel)
         projection_t = None if projection_kernel is None else _transpose(projection_kernel)
 
         def back_step(carry, per_t):
@@ -137,7 +126,7 @@ def _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip):
             if cell_pass_t is not None:
                 d_c = d_c * cell_pass_t  # dL/dc_t before the clip
             d_z = ops.concatenate([d_c, d_c, d_c, d_m], axis=-1) * gate_factor_t
-            return (recurrent_t(d_z), d_c), ((d_z, d_h) if projection_t is not None else (d_z,))
+            return (ops.matmul(d_z, recurrent_t), d_c), ((d_z, d_h) if projection_t is not None else (d_z,))
 
         zero_h, zero_c = ops.zeros_like(h0), ops.zeros_like(c0)
         _, per_step_grads = scan_time(back_step, (zero_h, zero_c), tuple(per_step), reverse=True)
