@@ -17,10 +17,12 @@ import pathlib
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
+import numpy as np
+
 from elmo_keras.safe_files import read_json_object, write_json_object
 
 T = TypeVar("T")
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: arrays as dtype, shape and flat values everywhere (array_to_json)
 RESULTS_DIR_NAME = ".results"
 _MODEL_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) → content digest, per process
 
@@ -52,6 +54,17 @@ def _plain(value):
     return value.item() if hasattr(value, "item") and not isinstance(value, (list, tuple, dict, str)) else value
 
 
+def array_to_json(values) -> dict:
+    """A NumPy array as a JSON-ready dict: dtype, shape (kept even where an axis is empty) and flat exact values."""
+    values = np.asarray(values)
+    return {"dtype": str(values.dtype), "shape": list(values.shape), "values": values.ravel().tolist()}
+
+
+def array_from_json(data: dict) -> np.ndarray:
+    """The array ``array_to_json`` wrote."""
+    return np.asarray(data["values"], dtype=data["dtype"]).reshape(data["shape"])
+
+
 def frame_to_json(frame) -> dict:
     """A pandas ``DataFrame`` as a JSON-ready dict: columns, index and rows of plain values (exact floats)."""
     return {"columns": [_plain(c) for c in frame.columns], "index": [_plain(i) for i in frame.index],
@@ -81,11 +94,12 @@ def stored_result(path: pathlib.Path, parse: Callable[[dict], T]) -> T | None:
         return None
 
 
-def cached_result(path: pathlib.Path, compute: Callable[[], dict]) -> dict:
-    """The JSON object stored at ``path``, or ``compute()``'s (a JSON-ready dict), stored there for next time."""
-    stored = read_json_object(path)
+def cached_result(path: pathlib.Path, compute: Callable[[], dict], parse: Callable[[dict], T] = dict) -> T:
+    """``parse`` of the JSON object stored at ``path`` (``stored_result``), or of ``compute()``'s (a JSON-ready
+    dict), which replaces what was stored there, for next time."""
+    stored = stored_result(path, parse)
     if stored is not None:
         return stored
     result = compute()
     write_json_object(path, result)  # where it cannot be kept, the next call computes it again
-    return result
+    return parse(result)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from elmo_keras.explorer.result_cache import frame_from_json, frame_to_json
+from elmo_keras.explorer.result_cache import array_from_json, array_to_json, frame_from_json, frame_to_json
 
 DEFAULT_PER_SENSE = 12
 SUMMARY_MEASURES = ["within_sense", "across_senses", "gap", "heldout_accuracy"]
@@ -67,8 +67,7 @@ def view_to_json(view: SimilarityView) -> dict:
     """``view`` as a JSON-ready dict (``view_from_json`` reads it back; floats round-trip exactly)."""
     return {
         "word": view.word,
-        "matrices": {"dtype": str(view.matrices.dtype), "shape": list(view.matrices.shape),
-                     "values": view.matrices.ravel().tolist()},
+        "matrices": array_to_json(view.matrices),
         "senses": list(view.senses), "labels": list(view.labels), "sentences": list(view.sentences),
         "blocks": [[sense, int(start), int(stop)] for sense, start, stop in view.blocks],
         "summary": frame_to_json(view.summary),
@@ -81,11 +80,10 @@ def view_to_json(view: SimilarityView) -> dict:
 
 def view_from_json(data: dict) -> SimilarityView:
     """The view ``view_to_json`` wrote. Raises ``KeyError``/``TypeError``/``ValueError`` on anything else."""
-    matrices = data["matrices"]
     summary = frame_from_json(data["summary"])
     return SimilarityView(
         word=str(data["word"]),
-        matrices=np.asarray(matrices["values"], dtype=matrices["dtype"]).reshape(matrices["shape"]),
+        matrices=array_from_json(data["matrices"]),
         senses=[str(s) for s in data["senses"]], labels=[str(s) for s in data["labels"]],
         sentences=[str(s) for s in data["sentences"]],
         blocks=[(str(sense), int(start), int(stop)) for sense, start, stop in data["blocks"]],
