@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from elmo_keras._quiet import keras
+from tests.backend_support import to_numpy
 
 
 def _first_tensor(outputs):
@@ -30,7 +31,7 @@ def check_layer(layer_factory, inputs, tmp_path, input_dtype="float32", trainabl
     symbolic_input = keras.Input(shape=inputs.shape[1:], dtype=input_dtype)
     output = _first_tensor(layer(symbolic_input))
     model = keras.Model(symbolic_input, output)
-    eager = np.asarray(_first_tensor(layer(inputs)))
+    eager = to_numpy(_first_tensor(layer(inputs)))
     predicted = model.predict(inputs, verbose=0)
     np.testing.assert_allclose(predicted, eager, rtol=1e-5, atol=1e-5)
     path = tmp_path / f"{layer.name}.keras"

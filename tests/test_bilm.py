@@ -12,6 +12,7 @@ from elmo_keras.layers import (
     ProjectedLSTMCell,
     WordEmbedding,
 )
+from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
 
 
@@ -72,10 +73,10 @@ def test_padding_and_batch_mates_do_not_change_activations(unroll):
     bilm = _tiny_bilm()
     bilm.forward_lstm.unroll = bilm.backward_lstm.unroll = unroll
     sentence = np.array([[2, 5, 9, 11, 3]], "int32")
-    alone = [np.asarray(a) for a in bilm(sentence)["activations"]]
+    alone = [to_numpy(a) for a in bilm(sentence)["activations"]]
     for pad in (1, 4, 17):
         padded = np.pad(sentence, ((0, 0), (0, pad)))
-        out = [np.asarray(a) for a in bilm(padded)["activations"]]
+        out = [to_numpy(a) for a in bilm(padded)["activations"]]
         for a, b in zip(out, alone):
             np.testing.assert_allclose(a[:, :5], b, atol=1e-5)
             assert np.all(a[:, 5:] == 0)
@@ -83,7 +84,7 @@ def test_padding_and_batch_mates_do_not_change_activations(unroll):
     batch[0, :9] = [2, 7, 7, 8, 12, 13, 14, 15, 3]
     batch[1, :5] = sentence[0]
     batch[2, :3] = [2, 4, 3]
-    out = [np.asarray(a) for a in bilm(batch)["activations"]]
+    out = [to_numpy(a) for a in bilm(batch)["activations"]]
     for a, b in zip(out, alone):
         np.testing.assert_allclose(a[1:2, :5], b, atol=1e-5)
 
@@ -92,9 +93,9 @@ def test_unrolled_loop_matches_the_symbolic_loop():
     """The unrolled path (XLA inference; each direction's matmuls separate) computes what the scan path does."""
     bilm = _tiny_bilm()
     ids = np.array([[2, 5, 9, 11, 3, 0], [2, 6, 3, 0, 0, 0]], "int32")
-    symbolic = [np.asarray(a) for a in bilm(ids)["activations"]]
+    symbolic = [to_numpy(a) for a in bilm(ids)["activations"]]
     bilm.forward_lstm.unroll = bilm.backward_lstm.unroll = True
-    unrolled = [np.asarray(a) for a in bilm(ids)["activations"]]
+    unrolled = [to_numpy(a) for a in bilm(ids)["activations"]]
     for a, b in zip(unrolled, symbolic):
         np.testing.assert_allclose(a, b, atol=1e-6)
 
@@ -102,17 +103,17 @@ def test_unrolled_loop_matches_the_symbolic_loop():
 def test_repeated_inference_is_bit_identical():
     bilm = _tiny_bilm(dropout=0.5)
     ids = np.array([[2, 5, 9, 11, 3], [2, 6, 3, 0, 0]], "int32")
-    first = np.asarray(bilm(ids)["activations"][-1])
+    first = to_numpy(bilm(ids)["activations"][-1])
     for _ in range(100):
-        assert np.array_equal(np.asarray(bilm(ids)["activations"][-1]), first)
+        assert np.array_equal(to_numpy(bilm(ids)["activations"][-1]), first)
 
 
 def test_dropout_only_in_training():
     bilm = _tiny_bilm(dropout=0.5)
     ids = np.array([[2, 5, 9, 11, 3]], "int32")
-    inference = np.asarray(bilm(ids, training=False)["activations"][-1])
-    assert np.array_equal(np.asarray(bilm(ids)["activations"][-1]), inference)
-    trained = [np.asarray(bilm(ids, training=True)["activations"][-1]) for _ in range(2)]
+    inference = to_numpy(bilm(ids, training=False)["activations"][-1])
+    assert np.array_equal(to_numpy(bilm(ids)["activations"][-1]), inference)
+    trained = [to_numpy(bilm(ids, training=True)["activations"][-1]) for _ in range(2)]
     assert not np.allclose(trained[0], inference) and not np.allclose(trained[0], trained[1])
 
 
@@ -122,19 +123,19 @@ def test_bilm_output_contract():
     out = bilm(ids)
     assert len(out["activations"]) == bilm.num_activation_layers == 3
     assert all(tuple(a.shape) == (2, 4, 12) for a in out["activations"])
-    layer0 = np.asarray(out["activations"][0])
+    layer0 = to_numpy(out["activations"][0])
     np.testing.assert_array_equal(layer0[..., :6], layer0[..., 6:])  # [x; x]
-    np.testing.assert_array_equal(np.asarray(out["mask"]), ids != 0)
+    np.testing.assert_array_equal(to_numpy(out["mask"]), ids != 0)
 
 
 def test_copy_keeps_weights_and_takes_overrides():
     bilm = BiLM(WordEmbedding(20, 8), units=8, num_layers=2)
     assert bilm.token_input == "word" and bilm.input_ids_shape == (None, None)
     ids = np.array([[2, 5, 7, 3, 0]], "int32")
-    expected = [np.asarray(a) for a in bilm(ids)["activations"]]
+    expected = [to_numpy(a) for a in bilm(ids)["activations"]]
     copy = bilm.copy(stateful=True)
     assert copy.stateful and not bilm.stateful and copy is not bilm
     for ours, theirs in zip(copy(ids)["activations"], expected):
-        np.testing.assert_allclose(np.asarray(ours), theirs, atol=1e-6)
+        np.testing.assert_allclose(to_numpy(ours), theirs, atol=1e-6)
     unbuilt = BiLM(CharCNN(filters=((1, 4),), projection_dim=8), units=8).copy()
     assert not unbuilt.built and unbuilt.token_input == "char" and unbuilt.input_ids_shape == (None, None, 50)

@@ -16,6 +16,7 @@ from elmo_keras.models import (
     unigram_perplexity,
 )
 from elmo_keras.text import BOS_ID, EOS_ID, Vocabulary, lm_inputs_and_targets
+from tests.backend_support import to_numpy
 
 CORPUS = [
     "I deposited money at the bank .",
@@ -41,8 +42,8 @@ def test_loss_is_forward_plus_backward_mean_cross_entropy():
     assert targets[0, 0] == BOS_ID and targets[0, len(sentences[0]) + 1] == EOS_ID
     outputs = model(inputs)
     loss = float(model.compute_loss(y=targets, y_pred=outputs))
-    forward = log_softmax(np.asarray(outputs["forward_logits"], "float64"))
-    backward = log_softmax(np.asarray(outputs["backward_logits"], "float64"))
+    forward = log_softmax(to_numpy(outputs["forward_logits"]).astype("float64"))
+    backward = log_softmax(to_numpy(outputs["backward_logits"]).astype("float64"))
     f_terms, b_terms = [], []
     for i, sentence in enumerate(sentences):
         n = len(sentence) + 2
@@ -78,7 +79,7 @@ def test_model_directory_round_trip(tmp_path):
     assert loaded.vocabulary == model.vocabulary and loaded.config == model.config
     inputs, _ = lm_inputs_and_targets([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "word")
     for key in ("forward_logits", "backward_logits"):
-        np.testing.assert_array_equal(np.asarray(loaded(inputs)[key]), np.asarray(model(inputs)[key]))
+        np.testing.assert_array_equal(to_numpy(loaded(inputs)[key]), to_numpy(model(inputs)[key]))
 
 
 def test_keras_file_round_trip(tmp_path):
@@ -88,8 +89,8 @@ def test_keras_file_round_trip(tmp_path):
     loaded = keras.saving.load_model(tmp_path / "m.keras")
     assert isinstance(loaded, BiLanguageModel)
     inputs, _ = lm_inputs_and_targets([elmo_keras.tokenize(s) for s in CORPUS], model.vocabulary, "char")
-    np.testing.assert_array_equal(np.asarray(loaded(inputs)["forward_logits"]),
-                                  np.asarray(model(inputs)["forward_logits"]))
+    np.testing.assert_array_equal(to_numpy(loaded(inputs)["forward_logits"]),
+                                  to_numpy(model(inputs)["forward_logits"]))
 
 
 def test_load_bilm_errors_name_the_file(tmp_path):

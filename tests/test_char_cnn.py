@@ -7,6 +7,7 @@ from elmo_keras.layers import (
     CharCNN,
 )
 from elmo_keras.text import batch_to_ids
+from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
 
 
@@ -15,7 +16,7 @@ def test_char_cnn_mask_and_shape():
     ids = batch_to_ids([["a", "bank"], ["river"]])
     out = layer(ids)
     assert tuple(out.shape) == (2, 2, 6)
-    np.testing.assert_array_equal(np.asarray(layer.compute_mask(ids)), [[True, True], [True, False]])
+    np.testing.assert_array_equal(to_numpy(layer.compute_mask(ids)), [[True, True], [True, False]])
 
 
 @pytest.mark.parametrize("bad", [dict(filters=[]), dict(filters=[[60, 2]]), dict(activation="gelu")])

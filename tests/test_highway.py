@@ -5,6 +5,7 @@ import numpy as np
 from elmo_keras.layers import (
     Highway,
 )
+from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
 from tests.lstm_reference import sigmoid
 
@@ -19,7 +20,7 @@ def test_highway_formula():
     layer.set_weights([w_h, b_h, w_t, b_t])
     gate = sigmoid(x @ w_t + b_t)
     expected = gate * np.maximum(x @ w_h + b_h, 0) + (1 - gate) * x
-    np.testing.assert_allclose(np.asarray(layer(x)), expected, atol=1e-5)
+    np.testing.assert_allclose(to_numpy(layer(x)), expected, atol=1e-5)
 
 
 def test_layer_checks_highway(tmp_path):

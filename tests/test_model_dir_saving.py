@@ -7,6 +7,7 @@ import pytest
 from elmo_keras.models import load_bilm, save_model_dir, train_bilm
 from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.text.vocabulary import Vocabulary
+from tests.backend_support import to_numpy
 
 CORPUS = ["I deposited money at the bank .", "We sat on the river bank .", "That answer is right ."]
 OTHER_CORPUS = ["a b c d", "e f g h", "i j k l", "m n o p"]
@@ -19,7 +20,7 @@ def two_models():
 
 
 def _weights(model):
-    return [np.asarray(w) for w in model.get_weights()]
+    return [to_numpy(w) for w in model.get_weights()]
 
 
 def test_an_interrupted_save_leaves_the_previous_model_intact(two_models, tmp_path, monkeypatch):

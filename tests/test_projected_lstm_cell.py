@@ -7,6 +7,7 @@ from elmo_keras._quiet import keras
 from elmo_keras.layers import (
     ProjectedLSTMCell,
 )
+from tests.backend_support import to_numpy
 from tests.lstm_reference import numpy_projected_lstm
 
 RNG = np.random.default_rng(0)
@@ -20,7 +21,7 @@ def test_projected_lstm_cell_matches_numpy_rederivation():
     # large weights so that both clips are active
     weights = [RNG.normal(size=w.shape).astype("float32") for w in cell.weights]
     cell.set_weights(weights)
-    ours = np.asarray(rnn(x))
+    ours = to_numpy(rnn(x))
     reference = numpy_projected_lstm(x.astype("float64"), *[w.astype("float64") for w in weights], 0.5, 0.3)
     assert np.abs(reference).max() == pytest.approx(0.3)  # the projection clip was reached
     np.testing.assert_allclose(ours, reference, atol=1e-6, rtol=0)

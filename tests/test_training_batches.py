@@ -15,6 +15,7 @@ from elmo_keras.models.training import train_bilm
 from elmo_keras.text import Vocabulary
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.sentences import as_token_lists
+from tests.backend_support import to_numpy
 
 
 def corpus_batches(seed=0, batch_size=32):
@@ -67,14 +68,14 @@ def test_the_tf_data_pipeline_yields_the_pydataset_batches():
 def test_compiled_inference_equals_calling_the_model(tiny_model):
     sentences = [["the", "bank", "of", "the", "river"], ["play"], ["i", "paid", "the", "bank", "right", "away", "."]]
     inputs, _ = lm_inputs_and_targets(sentences, tiny_model.vocabulary, "word")
-    eager = np.stack([np.asarray(a) for a in tiny_model.bilm(inputs, training=False)["activations"]])
+    eager = np.stack([to_numpy(a) for a in tiny_model.bilm(inputs, training=False)["activations"]])
     np.testing.assert_allclose(bilm_activations(tiny_model.bilm, inputs), eager, atol=1e-6)
     alone, _ = lm_inputs_and_targets(sentences[:1], tiny_model.vocabulary, "word")  # another shape, the same graph
     np.testing.assert_allclose(bilm_activations(tiny_model.bilm, alone), eager[:, :1, : alone.shape[1]], atol=1e-6)
     outputs = tiny_model(inputs, training=False)
     forward, backward = lm_logits(tiny_model, inputs)
-    np.testing.assert_allclose(forward, np.asarray(outputs["forward_logits"]), atol=1e-5)
-    np.testing.assert_allclose(backward, np.asarray(outputs["backward_logits"]), atol=1e-5)
+    np.testing.assert_allclose(forward, to_numpy(outputs["forward_logits"]), atol=1e-5)
+    np.testing.assert_allclose(backward, to_numpy(outputs["backward_logits"]), atol=1e-5)
 
 
 def test_compiled_inference_does_not_keep_models_alive(tiny_models_dir):

@@ -164,17 +164,19 @@ class BiLSTM(keras.layers.Layer):
         super().__init__(**kwargs)
         self.units = int(units)
         self.supports_masking = True
-        self.forward = LSTMStack(self.units, dtype=self.dtype_policy, name="forward")
-        self.backward = LSTMStack(self.units, go_backwards=True, dtype=self.dtype_policy, name="backward")
+        # not ``self.forward``: on the PyTorch backend a layer is a ``torch.nn.Module``, whose ``forward`` method
+        # would hide the attribute (files saved before this name: ``models.legacy_files``)
+        self.forward_lstm = LSTMStack(self.units, dtype=self.dtype_policy, name="forward")
+        self.backward_lstm = LSTMStack(self.units, go_backwards=True, dtype=self.dtype_policy, name="backward")
 
     def build(self, input_shape):
-        self.forward.build(input_shape)
-        self.backward.build(input_shape)
+        self.forward_lstm.build(input_shape)
+        self.backward_lstm.build(input_shape)
 
     def call(self, inputs, mask=None, training=None):
         if mask is None:
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
-        forward, backward = run_lstm_stacks([self.forward, self.backward], inputs, mask, training=training)
+        forward, backward = run_lstm_stacks([self.forward_lstm, self.backward_lstm], inputs, mask, training=training)
         return ops.concatenate([forward[-1], backward[-1]], axis=-1)
 
     def compute_output_shape(self, input_shape):

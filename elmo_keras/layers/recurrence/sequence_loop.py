@@ -29,6 +29,12 @@ def _clip_pass(values, clip):
     return ops.cast(ops.abs(values) <= clip, values.dtype)
 
 
+def _upstream(args, upstream):
+    """The output gradient a ``custom_gradient`` function receives: TensorFlow and JAX pass it as the only
+    positional argument; Keras' PyTorch backend passes the forward inputs positionally and it as ``upstream``."""
+    return upstream if upstream is not None else args[0]
+
+
 def lstm_sequence(gates, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
     """Run the LSTM over all steps from zero state; differentiable with a hand-written gradient.
 
@@ -50,8 +56,8 @@ def lstm_sequence(gates, recurrent_kernel, projection_kernel=None, cell_clip=Non
         def run(gates, recurrent_kernel):
             outputs, backward = _forward(gates, recurrent_kernel, None, cell_clip, proj_clip)
 
-            def grad(*upstream, **_):
-                d_gates, d_recurrent, _ = backward(upstream[0])
+            def grad(*args, upstream=None, **_):
+                d_gates, d_recurrent, _ = backward(_upstream(args, upstream))
                 return d_gates, d_recurrent
 
             return outputs, grad
@@ -62,8 +68,8 @@ def lstm_sequence(gates, recurrent_kernel, projection_kernel=None, cell_clip=Non
     def run_projected(gates, recurrent_kernel, projection_kernel):
         outputs, backward = _forward(gates, recurrent_kernel, projection_kernel, cell_clip, proj_clip)
 
-        def grad(*upstream, **_):
-            return backward(upstream[0])
+        def grad(*args, upstream=None, **_):
+            return backward(_upstream(args, upstream))
 
         return outputs, grad
 

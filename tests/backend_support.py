@@ -1,0 +1,63 @@
+"""What the tests need to run on every Keras backend: the backend's name, a skip marker for the tests that
+exercise TensorFlow itself, and gradients of a function of tensors (``tf.GradientTape``, ``jax.grad`` or
+``torch.autograd``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from elmo_keras._quiet import keras
+
+BACKEND = keras.backend.backend()
+
+
+def tensorflow_only(reason: str):
+    """Skip a test on the other backends, saying which TensorFlow feature it exercises."""
+    return pytest.mark.skipif(BACKEND != "tensorflow", reason=f"TensorFlow only: {reason}")
+
+
+def to_numpy(tensor) -> np.ndarray:
+    """Any backend tensor (gradient-carrying PyTorch ones included) as NumPy."""
+    return keras.ops.convert_to_numpy(tensor)
+
+
+def value_and_gradients(fn, arrays, variables=()):
+    """``fn(*tensors)`` (a scalar loss) and its gradients with respect to each input and to Keras variables.
+
+    Args:
+        fn: a function of backend tensors, written with ``keras.ops``, returning a scalar.
+        arrays: NumPy arrays, converted to tensors of their own dtype.
+        variables: Keras variables that ``fn`` reads (a layer's weights).
+
+    Returns:
+        ``(value, gradients)``: the gradients with respect to ``arrays`` then ``variables``, all NumPy.
+    """
+    variables = list(variables)
+    if BACKEND == "tensorflow":
+        import tensorflow as tf
+
+        tensors = [tf.constant(a) for a in arrays]
+        with tf.GradientTape() as tape:
+            tape.watch(tensors)
+            value = fn(*tensors)
+        gradients = tape.gradient(value, tensors + variables)
+    elif BACKEND == "jax":
+        import jax
+
+        def stateless(values, *tensors):  # the variables read from ``values``, so that jax can differentiate
+            with keras.StatelessScope(state_mapping=list(zip(variables, values))):
+                return fn(*tensors)
+
+        arguments = [[v.value for v in variables], *arrays]
+        value, gradients = jax.value_and_grad(stateless, argnums=tuple(range(len(arguments))))(*arguments)
+        gradients = list(gradients[1:]) + list(gradients[0])
+    elif BACKEND == "torch":
+        import torch
+
+        tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
+        value = fn(*tensors)
+        gradients = torch.autograd.grad(value, tensors + [v.value for v in variables])
+    else:
+        raise NotImplementedError(f"no gradient helper for the {BACKEND!r} backend")
+    return to_numpy(value), [to_numpy(g) for g in gradients]
