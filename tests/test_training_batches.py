@@ -15,7 +15,7 @@ from elmo_keras.models.training import train_bilm
 from elmo_keras.text import Vocabulary
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.sentences import as_token_lists
-from tests.backend_support import to_numpy
+from tests.backend_support import tensorflow_only, to_numpy
 
 
 def corpus_batches(seed=0, batch_size=32):
@@ -51,6 +51,7 @@ def test_padding_per_batch_is_small():
     assert padded < 1.15 * real
 
 
+@tensorflow_only("the tf.data pipeline is the TensorFlow backend's way of feeding fit")
 def test_the_tf_data_pipeline_yields_the_pydataset_batches():
     batches = corpus_batches(batch_size=48)
     pipeline = list(training_batches(batches, epochs=2).as_numpy_iterator())

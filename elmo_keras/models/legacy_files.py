@@ -15,14 +15,14 @@ import pathlib
 import tempfile
 import zipfile
 
+import h5py
+
 WEIGHTS_ENTRY = "model.weights.h5"
 RENAMED_GROUPS = {"forward": "forward_lstm", "backward": "backward_lstm"}
 
 
 def _old_groups(weights) -> list[str]:
     """The paths of the groups in an open HDF5 file that carry an old name, deepest first."""
-    import h5py  # here: only a file that may need it pays for the import
-
     found = []
     weights.visititems(lambda name, item: found.append(name) if isinstance(item, h5py.Group)
                        and name.rsplit("/", 1)[-1] in RENAMED_GROUPS else None)
@@ -38,8 +38,6 @@ def loadable_keras_file(path: pathlib.Path):
     Args:
         path: a ``.keras`` archive (its validity is the caller's to check).
     """
-    import h5py
-
     with zipfile.ZipFile(path) as archive:
         if WEIGHTS_ENTRY not in archive.namelist():
             yield path

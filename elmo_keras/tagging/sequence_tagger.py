@@ -206,7 +206,8 @@ def _as_lists(constraints):
 
 
 def _loss_and_gradients(loss_fn, variables):
-    """``(loss, d loss / d variables)``; the one backend-specific piece of the tagger (TensorFlow's tape)."""
+    """``(loss, d loss / d variables)``: TensorFlow's tape, or PyTorch's autograd (a variable the loss does not
+    reach gets a zero gradient); the backend-specific piece of the tagger's stateful ``train_step``."""
     backend = keras.backend.backend()
     if backend == "tensorflow":
         import tensorflow as tf  # only on this backend (the package imports on the others too)
@@ -214,5 +215,11 @@ def _loss_and_gradients(loss_fn, variables):
         with tf.GradientTape() as tape:
             loss = loss_fn()
         return loss, tape.gradient(loss, variables)
-    raise NotImplementedError(f"training a tagger needs the TensorFlow backend for now (KERAS_BACKEND={backend}); "
-                              "train it with KERAS_BACKEND=tensorflow")
+    if backend == "torch":
+        import torch  # only on this backend
+
+        loss = loss_fn()
+        values = [v.value for v in variables]
+        gradients = torch.autograd.grad(loss, values, allow_unused=True)
+        return loss, [torch.zeros_like(v) if g is None else g for v, g in zip(values, gradients)]
+    raise NotImplementedError(f"training a tagger needs the TensorFlow or PyTorch backend (KERAS_BACKEND={backend})")
