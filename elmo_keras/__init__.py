@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 
 from elmo_keras import _quiet  # noqa: F401  (first: TensorFlow's first import, whoever makes it, stays quiet)
 from elmo_keras._lazy import lazy_exports
+from elmo_keras._registration import install as _register_keras_classes_when_keras_loads
+
+_register_keras_classes_when_keras_loads()
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.analysis": ["analysis", "cosine_similarity_matrices", "layer_embeddings"],

@@ -4,16 +4,22 @@
   ``TensorArray``s and gives ``tf.while_loop`` no ``maximum_iterations``, which costs extra reads/writes every
   step and makes the loop impossible to differentiate under XLA; on TensorFlow we run ``tf.while_loop``
   ourselves with plain tensors as the carry. Other backends use ``keras.ops.scan``.
-- ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit``; eager elsewhere.
-- ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager).
+- ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit`` (the weights passed in at every
+  call, not baked in); eager elsewhere.
+- ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``.
 - ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
 - ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
+- ``padded_time``: a training batch's time steps, rounded up on JAX (which compiles the step once per shape).
+- ``dense_gradients``: TensorFlow's sparse (``IndexedSlices``) gradients as dense tensors (``models.optimizer``).
 - ``has_native_bfloat16``: whether bfloat16 training can pay off here (``models.precision`` measures if it does).
+- ``branch_train_step`` / ``branch_test_step``: JAX's stateless ``train_step(state, data)`` for a model whose
+  batches each train one branch (the taggers' tasks); TensorFlow and PyTorch run the stateful step itself.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 from keras import ops
@@ -34,7 +40,10 @@ def scan_time(step, carry, xs, reverse=False):
     Returns:
         ``(final_carry, ys)`` with every ``ys[i]`` stacked time-major `(T, ...)`.
     """
-    if keras.backend.backend() != "tensorflow":
+    backend = keras.backend.backend()
+    if backend == "jax" and is_eager(xs[0] if isinstance(xs, (tuple, list)) else xs):
+        return _python_loop(step, carry, xs, reverse)
+    if backend != "tensorflow":
         return ops.scan(step, carry, xs, reverse=reverse)
     import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
@@ -64,14 +73,31 @@ def scan_time(step, carry, xs, reverse=False):
     return final_carry, tuple(a.stack() for a in arrays)
 
 
-def compile_function(fn):
+def _python_loop(step, carry, xs, reverse):
+    """``scan_time`` as a Python loop, for eager JAX: ``jax.lax.scan`` outside ``jit`` compiles its body anew at
+    every call (a new closure each time), while each eager op here is compiled once per shape and reused."""
+    several = isinstance(xs, (tuple, list))
+    sequences = tuple(xs) if several else (xs,)
+    steps = sequences[0].shape[0]
+    outputs = [None] * steps
+    carry = tuple(carry)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        carry, outputs[t] = step(carry, tuple(x[t] for x in sequences) if several else sequences[0][t])
+        carry = tuple(carry)
+    return carry, tuple(ops.stack(ys) for ys in zip(*outputs))
+
+
+def compile_function(fn, variables=()):
     """``fn`` compiled for the current Keras backend (retraced per input shape).
 
     Args:
         fn: a function of tensors, written with ``keras.ops``.
+        variables: the Keras variables ``fn`` reads (a model's weights). ``jax.jit`` would bake their values
+            into the compiled function as constants; on JAX they are passed in at every call instead, so the
+            function sees later updates. Defaults to none.
 
     Returns:
-        ``tf.function(fn, jit_compile=True)`` on TensorFlow, ``jax.jit(fn)`` on JAX, ``fn`` itself elsewhere.
+        ``tf.function(fn, jit_compile=True)`` on TensorFlow, ``jax.jit`` on JAX, ``fn`` itself elsewhere.
     """
     backend = keras.backend.backend()
     if backend == "tensorflow":
@@ -79,25 +105,45 @@ def compile_function(fn):
 
         return tf.function(fn, jit_compile=True)
     if backend == "jax":
-        import jax  # here: only the backend in use is imported (others may be absent)
-
-        return jax.jit(fn)
+        return _jax_jit_reading(fn, list(variables))
     return fn
 
 
-def compile_for_inference(fn: Callable, execution: str, input_shape: tuple) -> Callable:
-    """``fn`` as a TensorFlow graph (the only backend-specific code here; other backends run ``fn`` as is).
+def _jax_jit_reading(fn, variables):
+    """``jax.jit(fn)`` with ``variables`` read at call time (arguments of the compiled function, not constants)."""
+    import jax  # here: only the backend in use is imported (others may be absent)
+
+    @jax.jit
+    def compiled(values, *args):
+        with keras.StatelessScope(state_mapping=list(zip(variables, values))):
+            return fn(*args)
+
+    return lambda *args: compiled([v.value for v in variables], *args)
+
+
+def compiles_per_shape(execution: str) -> bool:
+    """Whether ``compile_for_inference(…, execution)`` compiles once per input shape (so inputs should be padded
+    to a few shapes): ``"xla"``, and every mode but ``"eager"`` on JAX."""
+    return execution == "xla" or (execution != "eager" and keras.backend.backend() == "jax")
+
+
+def compile_for_inference(fn: Callable, execution: str, input_shape: tuple, variables=()) -> Callable:
+    """``fn`` as a TensorFlow graph, or ``jax.jit``-compiled on JAX (PyTorch runs ``fn`` as is).
 
     Args:
         fn: ``fn(ids) -> outputs``, taking one int32 id tensor.
         execution: ``"graph"``: one ``tf.function`` trace with symbolic batch and time (the LSTM loop becomes a
             ``while`` loop), reused for every shape. ``"xla"``: ``tf.function(jit_compile=True)``, compiled once
-            per input shape. ``"eager"``: ``fn`` itself.
+            per input shape. On JAX both are ``jax.jit``, compiled once per shape. ``"eager"``: ``fn`` itself.
         input_shape: the shape of the ids ``fn`` takes, `(batch, time)` or `(batch, time, 50)`; only the axes
             after ``time`` are fixed in the ``"graph"`` signature.
+        variables: the Keras variables ``fn`` reads (``compile_function``).
     """
-    if execution == "eager" or keras.backend.backend() != "tensorflow":
+    backend = keras.backend.backend()
+    if execution == "eager" or backend not in ("tensorflow", "jax"):
         return fn
+    if backend == "jax":
+        return _jax_jit_reading(fn, list(variables))
     import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
     if execution == "graph":
@@ -170,6 +216,31 @@ def gathered_batches(inputs, targets, plan, lengths):
     return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)
 
 
+JAX_TIME_BUCKET = 8
+
+
+def padded_time(steps: int) -> int:
+    """The time steps to pad a training batch of ``steps`` to: a multiple of ``JAX_TIME_BUCKET`` on JAX, whose
+    ``jit`` compiles the training step once per input shape (one per sentence length would cost a compilation
+    for nearly every batch); ``steps`` itself elsewhere (TensorFlow traces once for every length)."""
+    if keras.backend.backend() != "jax":
+        return steps
+    return -(-steps // JAX_TIME_BUCKET) * JAX_TIME_BUCKET
+
+
+def dense_gradients(gradients):
+    """``gradients`` with every ``tf.IndexedSlices`` (an embedding's, on TensorFlow) summed into a dense tensor.
+
+    Args:
+        gradients: a list of gradient tensors (None allowed); other backends' are dense already.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return gradients
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    return [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in gradients]
+
+
 def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
     """True on TensorFlow when the CPU does bfloat16 arithmetic natively (AVX512-BF16 or AMX-BF16 flags).
 
@@ -188,3 +259,90 @@ def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def branch_train_step(model, state, branch, branch_loss, branch_variables, trackers):
+    """One JAX training step (Keras' stateless ``train_step(state, data)`` contract) that trains only ``branch``.
+
+    The step runs branch ``k``'s loss, takes its gradient and applies the optimizer to branch ``k``'s variables
+    only (the others get no gradient, so neither they nor their optimizer slots move): the stateful step of
+    TensorFlow and PyTorch (``SequenceTagger.train_step``), written for ``jax.lax.switch``.
+
+    Args:
+        model: the ``keras.Model`` (its optimizer built on all of its trainable variables).
+        state: ``(trainable, non_trainable, optimizer, metrics)`` variable values, as the JAX trainer passes them.
+        branch: int32 scalar tensor, the branch of this batch.
+        branch_loss: ``fn(k) -> scalar loss`` of branch ``k``, reading the model's variables.
+        branch_variables: per branch, the trainable variables it updates.
+        trackers: ``(total, per_branch)``: the ``keras.metrics.Mean`` of every batch's loss and, per branch, of
+            its own batches' losses (``model.metrics`` must be ``[total, *per_branch]``).
+
+    Returns:
+        ``(logs, new_state)``.
+    """
+    import jax  # here: only the backend in use is imported (others may be absent)
+
+    trainable, non_trainable, optimizer_values, metric_values = state
+    trainable_variables, non_trainable_variables = model.trainable_variables, model.non_trainable_variables
+
+    def run(k):
+        updated = {id(v) for v in branch_variables[k]}
+
+        def loss_of(trainable, non_trainable):
+            mapping = list(zip(trainable_variables, trainable)) + list(zip(non_trainable_variables, non_trainable))
+            with keras.StatelessScope(state_mapping=mapping) as scope:
+                loss = branch_loss(k)
+            return loss, [scope.get_current_value(v) for v in non_trainable_variables]
+
+        def step(trainable, non_trainable, optimizer_values):
+            (loss, non_trainable), gradients = jax.value_and_grad(loss_of, has_aux=True)(trainable, non_trainable)
+            gradients = [g if id(v) in updated else None for v, g in zip(trainable_variables, gradients)]
+            trainable, optimizer_values = _stateless_apply(model.optimizer, optimizer_values, gradients, trainable)
+            return loss, trainable, non_trainable, optimizer_values
+
+        return step
+
+    loss, trainable, non_trainable, optimizer_values = jax.lax.switch(
+        branch, [run(k) for k in range(len(branch_variables))], trainable, non_trainable, optimizer_values)
+    logs, metric_values = _tracked(model, trackers, branch, loss, metric_values)
+    return logs, (trainable, non_trainable, optimizer_values, metric_values)
+
+
+def branch_test_step(model, state, branch, branch_loss, trackers):
+    """``branch_train_step``'s evaluation: JAX's stateless ``test_step(state, data)``, no update.
+
+    Args:
+        model, branch, branch_loss, trackers: as in ``branch_train_step``.
+        state: ``(trainable, non_trainable, metrics)`` variable values.
+
+    Returns:
+        ``(logs, new_state)``.
+    """
+    import jax  # here: only the backend in use is imported (others may be absent)
+
+    trainable, non_trainable, metric_values = state
+    mapping = (list(zip(model.trainable_variables, trainable))
+               + list(zip(model.non_trainable_variables, non_trainable)))
+    with keras.StatelessScope(state_mapping=mapping):
+        loss = jax.lax.switch(branch, [lambda k=k: branch_loss(k) for k in range(len(trackers[1]))])
+    logs, metric_values = _tracked(model, trackers, branch, loss, metric_values)
+    return logs, (trainable, non_trainable, metric_values)
+
+
+def _stateless_apply(optimizer, optimizer_values, gradients, trainable):
+    """``optimizer.stateless_apply`` without its warning for the variables that get no gradient (by design)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Gradients do not exist for variables")
+        return optimizer.stateless_apply(optimizer_values, gradients, trainable)
+
+
+def _tracked(model, trackers, branch, loss, metric_values):
+    """``(logs, new metric values)``: the loss trackers updated statelessly, and their results."""
+    total, per_branch = trackers
+    metric_variables = [v for metric in model.metrics for v in metric.variables]
+    with keras.StatelessScope(state_mapping=list(zip(metric_variables, metric_values))) as scope:
+        total.update_state(loss)
+        for k, tracker in enumerate(per_branch):
+            tracker.update_state(loss, sample_weight=ops.cast(ops.equal(branch, k), loss.dtype))
+        logs = {metric.name: metric.result() for metric in model.metrics}
+        return logs, [scope.get_current_value(v) for v in metric_variables]

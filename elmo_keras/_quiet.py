@@ -13,10 +13,10 @@ whoever triggers it (``from keras import ops`` in any module, or the user's own 
 from __future__ import annotations
 
 import contextlib
-import importlib.abc
-import importlib.util
 import os
 import sys
+
+from elmo_keras._first_import import around_first_import
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -45,39 +45,14 @@ def _stderr_to_devnull():
         os.close(devnull)
 
 
-class _QuietTensorFlowLoader(importlib.abc.Loader):
-    """Runs another loader's ``exec_module`` with file descriptor 2 sent to ``/dev/null``."""
-
-    def __init__(self, loader):
-        self.loader = loader
-
-    def __getattr__(self, name):  # everything else (resources, source, file name) is the real loader's
-        return getattr(self.loader, name)
-
-    def create_module(self, spec):
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module):
-        with _stderr_to_devnull():
-            self.loader.exec_module(module)
-        module.get_logger().setLevel("ERROR")
+def _quietly(exec_module, module):
+    """TensorFlow's first import with file descriptor 2 sent to ``/dev/null``; its logger set to errors only."""
+    with _stderr_to_devnull():
+        exec_module(module)
+    module.get_logger().setLevel("ERROR")
 
 
-class _QuietTensorFlowFinder(importlib.abc.MetaPathFinder):
-    """Finds ``tensorflow`` the usual way (once) and hands back its spec with a quiet loader."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "tensorflow":
-            return None
-        sys.meta_path.remove(self)  # one use: the real finders answer from now on
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _QuietTensorFlowLoader(spec.loader)
-        return spec
-
-
-if "tensorflow" not in sys.modules and not any(isinstance(f, _QuietTensorFlowFinder) for f in sys.meta_path):
-    sys.meta_path.insert(0, _QuietTensorFlowFinder())
+around_first_import("tensorflow", _quietly)
 
 
 def import_keras():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import math
 import os
 import signal
@@ -273,7 +274,8 @@ def stop_signals_stop_the_command():
     "Exception ignored in ..." and carries on; when it arrives while TensorFlow traces a graph, TensorFlow turns
     it into a ``ValueError`` ("Tried to convert ... to a tensor and failed"). ``raise_if_stopped`` raises the
     remembered request again: the commands call it after every batch and epoch, and ``main`` before reporting an
-    error.
+    error. Inside a garbage collection callback or a ``__del__`` the handler only remembers (raising there would
+    print Python's "Exception ignored" report).
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -281,7 +283,8 @@ def stop_signals_stop_the_command():
 
     def handler(signum, frame):
         _stop_requests[signum].set()
-        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+        if not _inside_a_finaliser(frame):
+            raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
     for event in _stop_requests.values():
         event.clear()
@@ -293,6 +296,16 @@ def stop_signals_stop_the_command():
             signal.signal(signum, old)
         for event in _stop_requests.values():
             event.clear()
+
+
+def _inside_a_finaliser(frame) -> bool:
+    """Whether ``frame`` or a caller runs a garbage collection callback or a ``__del__`` method."""
+    callbacks = {getattr(callback, "__code__", None) for callback in gc.callbacks}
+    while frame is not None:
+        if frame.f_code in callbacks or frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def raise_if_stopped() -> None:

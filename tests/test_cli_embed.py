@@ -322,3 +322,29 @@ def test_a_stop_signal_turned_into_an_error_is_reported_as_the_stop(monkeypatch,
     status = cli.main(["embed", "in.txt", "out.hdf5", "--model-dir", "m"])
     assert status == cli.EXIT_INTERRUPTED
     assert capsys.readouterr().err.startswith("interrupted: embed stopped")
+
+
+def test_a_signal_inside_a_gc_callback_or_finaliser_is_only_remembered():
+    """Raising there would be swallowed with an "Exception ignored" report (JAX registers a gc callback)."""
+    import gc
+    import sys
+
+    from elmo_keras import cli
+
+    seen = []
+
+    def callback(phase, info):
+        seen.append(cli._inside_a_finaliser(sys._getframe()))
+
+    class Finalised:
+        def __del__(self):
+            seen.append(cli._inside_a_finaliser(sys._getframe()))
+
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+    Finalised()
+    assert len(seen) >= 3 and all(seen)
+    assert not cli._inside_a_finaliser(sys._getframe())

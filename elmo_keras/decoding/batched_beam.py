@@ -126,7 +126,7 @@ class BatchedBeamSearch:
         if self.num_return > self.beam_size:
             raise ValueError(f"num_return must be <= beam_size ({self.beam_size}), received {self.num_return}")
         self.pad_id = None if pad_id is None else check_int("pad_id", pad_id, 0)
-        self._compiled = compile_function(self._search)
+        self._compiled = compile_function(self._search, getattr(step_model, "variables", ()))
 
     def _beam_step(self, states, last_tokens, cumulative, slots_left):
         """Model step + global top-k per source + state reordering.

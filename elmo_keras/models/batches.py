@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_keras._backend import gathered_batches
+from elmo_keras._backend import gathered_batches, padded_time
 from elmo_keras._quiet import keras
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
@@ -67,16 +67,17 @@ class ShuffledBatches(keras.utils.PyDataset):
         return batches
 
     def batch_length(self, batch: Sequence[int]) -> int:
-        """Time steps of a batch: its longest sentence + ``<S>`` and ``</S>``."""
-        return max(len(self.sentences[i]) for i in batch) + 2
+        """Time steps of a batch: its longest sentence + ``<S>`` and ``</S>`` (rounded up on JAX: ``padded_time``)."""
+        return padded_time(max(len(self.sentences[i]) for i in batch) + 2)
 
     def __len__(self):
         """Batches per epoch."""
         return -(-len(self.sentences) // self.batch_size)
 
     def __getitem__(self, index):
-        batch = [self.sentences[i] for i in self._batches[int(index)]]
-        inputs, targets = lm_inputs_and_targets(batch, self.vocabulary, self.token_input)
+        indices = self._batches[int(index)]
+        batch = [self.sentences[i] for i in indices]
+        inputs, targets = lm_inputs_and_targets(batch, self.vocabulary, self.token_input, self.batch_length(indices))
         missing = self.batch_size - len(batch)
         if missing:
             inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])

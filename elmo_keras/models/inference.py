@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import compile_for_inference
+from elmo_keras._backend import compile_for_inference, compiles_per_shape
 from elmo_keras.text.batching import SentenceIds
 
 EXECUTION_MODES = ("graph", "xla", "eager")
@@ -37,7 +37,8 @@ def _compiled(owner, fn, execution: str, input_shape: tuple):
     functions = _COMPILED.setdefault(owner, {})
     if (fn, execution) not in functions:
         owner_ref = weakref.ref(owner)
-        functions[(fn, execution)] = compile_for_inference(lambda x: fn(owner_ref(), x), execution, input_shape)
+        functions[(fn, execution)] = compile_for_inference(lambda x: fn(owner_ref(), x), execution, input_shape,
+                                                           owner.variables)
     return functions[(fn, execution)]
 
 
@@ -72,8 +73,8 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
         bilm: a built ``BiLM``.
         sentence_ids: how sentences become its input (``text.batching.sentence_ids(bilm.token_input, ...)``).
         sentences: non-empty token lists, embedded as one batch.
-        execution: ``"graph"``, ``"xla"`` or ``"eager"``. ``"xla"`` also pads the batch to a power of two rows
-            (padding rows are masked), so that few shapes get compiled.
+        execution: ``"graph"``, ``"xla"`` or ``"eager"``. Where it compiles per shape (``"xla"``; JAX) the batch
+            is also padded to a power of two rows (padding rows are masked), so that few shapes get compiled.
         time_bucket: pad the time axis to a multiple of this (int ≥ 1).
 
     Returns:
@@ -81,7 +82,7 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
     """
     longest = max(len(sentence) for sentence in sentences) + 2
     inputs = sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket)
-    if execution == "xla":
+    if compiles_per_shape(execution):
         rows = 1 << (len(sentences) - 1).bit_length()
         inputs = np.concatenate([inputs, np.zeros((rows - len(sentences),) + inputs.shape[1:], inputs.dtype)])
     activations = bilm_activations(bilm, inputs, execution)  # (layers, B, T, 2 * dim)

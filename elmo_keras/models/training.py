@@ -17,6 +17,7 @@ from elmo_keras.models.callbacks import (
     check_finite_weights,
 )
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
+from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.models.precision import resolve_training_precision
 from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory, get_preset
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
@@ -92,7 +93,7 @@ def train_bilm(
     model = built_model(precision)
     # A plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/sequence_loop.py) the graph
     # step runs faster than XLA's while loop on CPU, and takes less time to build.
-    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=False)
     # Adam's slots made now, not during the first step: a step that creates variables is traced twice
     model.optimizer.build(model.trainable_variables)
     batches = ShuffledBatches(sentences, vocabulary, config.token_input, config.batch_size, seed=int(seed))

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 import h5py
 import numpy as np
 
+from elmo_keras._backend import compiles_per_shape
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.limits import check_batch_size
@@ -44,6 +45,7 @@ class ElmoEmbedder:
     it is fast from the first batch; ``"xla"`` (``jit_compile=True``, the time axis padded to ``time_bucket``
     steps and the batch to a power of two) compiles once per shape, which costs more than its faster calls
     save unless the file is long; ``"eager"`` runs the time loop from Python. Hence ``"graph"`` by default.
+    On JAX, ``"graph"`` and ``"xla"`` are both ``jax.jit`` (once per padded shape); PyTorch runs eagerly.
 
     Args:
         options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``). Default to None.
@@ -55,7 +57,8 @@ class ElmoEmbedder:
             (``char_ids_with_boundaries``, for a ``CharCNN`` biLM).
         execution: ``"graph"``, ``"xla"`` or ``"eager"`` for the stateless biLM call (see above; stateful mode
             always runs eagerly). Defaults to ``"graph"``.
-        time_bucket: int, ``"xla"`` only: pad the time axis to a multiple of this. Defaults to 16.
+        time_bucket: int, where compilation is per shape (``"xla"``; JAX): pad the time axis to a multiple of
+            this. Defaults to 16.
 
     Raises:
         ValueError: both or neither of the files and ``bilm``, a word-level ``bilm`` without ``sentence_ids``,
@@ -107,7 +110,7 @@ class ElmoEmbedder:
         self.source_directories: dict[str, str | os.PathLike] = {}
         self.bilm = bilm if bilm.stateful == self.stateful else bilm.copy(stateful=self.stateful)
         self.execution = "eager" if self.stateful else execution
-        self.time_bucket = time_bucket if self.execution == "xla" else 1
+        self.time_bucket = time_bucket if compiles_per_shape(self.execution) else 1
         self.num_layers = self.bilm.num_activation_layers
         self.dim = self.bilm.output_dim
 

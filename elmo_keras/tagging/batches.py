@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from elmo_keras._backend import padded_time
 from elmo_keras._quiet import keras
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
 from elmo_keras.tagging.sequence_tagger import TASK_INPUT
@@ -68,7 +69,7 @@ class TaskBatches(keras.utils.PyDataset):
         task_index, rows = self._plan[int(index)]
         task = self.task_names[task_index]
         batch = [self.examples[task][row] for row in rows]
-        time = max(len(tokens) for tokens, _ in batch)
+        time = padded_time(max(len(tokens) for tokens, _ in batch))
         if int(index) == 0 and len(self._plan) > 1:  # the first two batches differ in length: Keras then keeps
             time += int(time == self._batch_time(1))  # the time axis symbolic and traces the step once
         inputs = self.vocabulary.encode_inputs([tokens for tokens, _ in batch], time)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
+from elmo_keras._backend import branch_test_step, branch_train_step
 from elmo_keras._quiet import keras
 from elmo_keras.tagging.layers import TagHead
 
@@ -106,8 +107,15 @@ class SequenceTagger(keras.Model):
 
     # -- training -----------------------------------------------------------------------------------------------
 
-    def train_step(self, data):
-        inputs, tags = _unpacked(data)
+    def train_step(self, *args):
+        if keras.backend.backend() == "jax":  # the stateless contract: train_step(state, data) -> (logs, state)
+            state, (inputs, tags) = args[0], _unpacked(args[1])
+            shared = [v for layer in self.shared_layers for v in layer.trainable_variables]
+            return branch_train_step(
+                self, state, ops.cast(inputs[TASK_INPUT][0], "int32"),
+                lambda index: self._task_loss(index, inputs, tags, True),
+                [shared + head.trainable_variables for head in self.heads], self._trackers())
+        inputs, tags = _unpacked(args[0])
         task = ops.cast(inputs[TASK_INPUT][0], "int32")
         shared_variables = [v for layer in self.shared_layers for v in layer.trainable_variables]
 
@@ -123,8 +131,12 @@ class SequenceTagger(keras.Model):
         self.loss_tracker.update_state(ops.switch(task, [branch(index) for index in range(len(self.heads))]))
         return self.get_metrics_result()
 
-    def test_step(self, data):
-        inputs, tags = _unpacked(data)
+    def test_step(self, *args):
+        if keras.backend.backend() == "jax":
+            state, (inputs, tags) = args[0], _unpacked(args[1])
+            return branch_test_step(self, state, ops.cast(inputs[TASK_INPUT][0], "int32"),
+                                    lambda index: self._task_loss(index, inputs, tags, False), self._trackers())
+        inputs, tags = _unpacked(args[0])
         task = ops.cast(inputs[TASK_INPUT][0], "int32")
 
         def branch(index):
@@ -136,6 +148,9 @@ class SequenceTagger(keras.Model):
 
         self.loss_tracker.update_state(ops.switch(task, [branch(index) for index in range(len(self.heads))]))
         return self.get_metrics_result()
+
+    def _trackers(self):
+        return self.loss_tracker, self.task_loss_trackers
 
     @property
     def metrics(self):

@@ -18,6 +18,7 @@ from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.tagging.batches import TaskBatches
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
 from elmo_keras.tagging.multitask import MultiTaskTagger
@@ -141,7 +142,7 @@ def _fit(model, examples, vocabulary, config, seed, callbacks, verbose, schemes)
     batches = TaskBatches(examples, vocabulary, config.batch_size, seed=int(seed), task_names=model.task_names)
     sample_inputs, _ = batches[0]
     model(sample_inputs)  # builds every layer
-    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0))
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0))
     model.optimizer.build(model.trainable_variables)
     started = time.perf_counter()
     history = model.fit(batches, epochs=config.epochs, shuffle=False, verbose=verbose,

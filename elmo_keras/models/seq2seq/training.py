@@ -7,6 +7,7 @@ import time
 from elmo_keras._quiet import keras
 from elmo_keras.data.seq2seq import seq2seq_pairs
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.models.seq2seq.config import Seq2SeqConfig
 from elmo_keras.models.seq2seq.encoding import encode_pairs
 from elmo_keras.models.seq2seq.model import Seq2Seq
@@ -50,7 +51,7 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     keras.utils.set_random_seed(int(seed))
     model = Seq2Seq(len(vocabulary), **config.model_kwargs())
     # No XLA here: compiling the recurrent training step would take longer than training the toy model.
-    model.compile(optimizer=keras.optimizers.Adam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=False)
     started = time.perf_counter()
     history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
                         callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)

@@ -1,0 +1,22 @@
+"""``DenseGradientAdam``: Keras' Adam, given dense gradients on every backend.
+
+On TensorFlow an embedding's gradient arrives as ``tf.IndexedSlices``, one slice per token, and Keras 3.15's
+TensorFlow optimizer applies such slices row by row: when a word occurs several times in a batch, its row gets an
+update that is not Adam's. Measured on a 5×3 embedding with ids ``[1, 1, 1, 1, 2]`` and learning rate 0.01, the
+first step of row 1 was (−0.0015, +0.0027, −0.0033) where Adam's first step is ±0.01 in every element (as the
+JAX and PyTorch backends give, and as row 2, seen once, gets). Summing the slices into a dense gradient first makes
+the three backends take the same step (``tests/test_optimizer.py``).
+"""
+
+from __future__ import annotations
+
+from elmo_keras._backend import dense_gradients
+from elmo_keras._quiet import keras
+
+
+@keras.saving.register_keras_serializable(package="elmo_keras")
+class DenseGradientAdam(keras.optimizers.Adam):
+    """``keras.optimizers.Adam`` (same arguments) that sums sparse gradients into dense ones before each update."""
+
+    def apply(self, grads, trainable_variables=None):
+        return super().apply(dense_gradients(grads), trainable_variables)
