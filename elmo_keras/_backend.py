@@ -1,15 +1,21 @@
 """Everything backend-specific in elmo_keras, in one place; the rest is written with ``keras.ops``.
 
+What is TensorFlow-only, with its portable fallback elsewhere: the ``tf.while_loop`` runner, XLA
+(``execution="xla"``; JAX jit-compiles every non-eager mode), the ``tf.data`` training pipeline (a ``PyDataset``),
+and the ``training_precision="auto"`` probe (float32).
+
 - ``scan_time``: the symbolic loop over time steps. ``keras.ops.scan`` on TensorFlow keeps its carry in
   ``TensorArray``s and gives ``tf.while_loop`` no ``maximum_iterations``, which costs extra reads/writes every
   step and makes the loop impossible to differentiate under XLA; on TensorFlow we run ``tf.while_loop``
-  ourselves with plain tensors as the carry. Other backends use ``keras.ops.scan``.
+  ourselves with plain tensors as the carry. JAX outside ``jit`` runs a Python loop (``jax.lax.scan`` there would
+  compile its body at every call); elsewhere ``keras.ops.scan``.
 - ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit`` (the weights passed in at every
   call, not baked in); eager elsewhere.
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``.
 - ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
 - ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
+- ``fit_jit_compile``: what ``Model.compile(jit_compile=…)`` takes for a fast training step on each backend.
 - ``padded_time``: a training batch's time steps, rounded up on JAX (which compiles the step once per shape).
 - ``dense_gradients``: TensorFlow's sparse (``IndexedSlices``) gradients as dense tensors (``models.optimizer``).
 - ``has_native_bfloat16``: whether bfloat16 training can pay off here (``models.precision`` measures if it does).
@@ -214,6 +220,13 @@ def gathered_batches(inputs, targets, plan, lengths):
     # no autotuning: its background thread holds up tearing the pipeline down at the end of fit
     options.autotune.enabled = False
     return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)
+
+
+def fit_jit_compile() -> bool:
+    """``jit_compile`` for ``Model.compile`` of the recurrent models: False on TensorFlow (a plain graph: with the
+    hand-written LSTM gradient it runs faster than XLA's while loop on CPU and is built sooner), True on JAX (False
+    there means eager, one dispatch per op), False on PyTorch (True would mean ``torch.compile``)."""
+    return keras.backend.backend() == "jax"
 
 
 JAX_TIME_BUCKET = 8

@@ -17,6 +17,17 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
 
 
+# the explorer's tests: its pages, their service layer (elmo_keras.explorer), its start-up and the notebooks
+APP_TEST_FILES = ("test_app_", "test_explorer_", "test_light_start", "test_notebooks")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the explorer's tests ``app``: the backend matrix runs the library tests (``-m "not app"``)."""
+    for item in items:
+        if item.path.name.startswith(APP_TEST_FILES):
+            item.add_marker(pytest.mark.app)
+
+
 @pytest.fixture(scope="session")
 def shared_fixtures() -> pathlib.Path:
     """The two original ELMo test models; tests that need them skip where ../shared is absent."""

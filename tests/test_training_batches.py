@@ -47,8 +47,9 @@ def test_padding_per_batch_is_small():
     """Pooled sorting keeps a batch's sentences of similar length: under 15% padding on the corpus."""
     batches = corpus_batches()
     real = sum(len(s) + 2 for s in batches.sentences)
-    padded = sum(len(batch) * batches.batch_length(batch) for batch in batches.epoch_batches(0))
-    assert padded < 1.15 * real
+    longest = [max(len(batches.sentences[i]) for i in batch) + 2 for batch in batches.epoch_batches(0)]
+    padded = sum(len(batch) * steps for batch, steps in zip(batches.epoch_batches(0), longest))
+    assert padded < 1.15 * real  # (JAX pads further, to multiples of 8 steps: _backend.padded_time)
 
 
 @tensorflow_only("the tf.data pipeline is the TensorFlow backend's way of feeding fit")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import compile_for_inference, compiles_per_shape
+from elmo_keras._backend import compile_for_inference, compiles_per_shape, padded_time
 from elmo_keras.text.batching import SentenceIds
 
 EXECUTION_MODES = ("graph", "xla", "eager")
@@ -81,10 +81,8 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
         One float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
     """
     longest = max(len(sentence) for sentence in sentences) + 2
-    inputs = sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket)
-    if compiles_per_shape(execution):
-        rows = 1 << (len(sentences) - 1).bit_length()
-        inputs = np.concatenate([inputs, np.zeros((rows - len(sentences),) + inputs.shape[1:], inputs.dtype)])
+    inputs = _padded_for_compilation(sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket),
+                                     execution)
     activations = bilm_activations(bilm, inputs, execution)  # (layers, B, T, 2 * dim)
     return [np.ascontiguousarray(activations[:, row, 1 : len(sentence) + 1], dtype=np.float32)
             for row, sentence in enumerate(sentences)]
@@ -92,6 +90,19 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
 
 def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
     """``(forward_logits, backward_logits)`` of a ``BiLanguageModel`` on ``inputs`` (as ``bilm_activations``),
-    each float32 `(batch, time, vocab)`, through a graph compiled once per model."""
-    forward, backward = _compiled(model, _logits, "graph", np.shape(inputs))(inputs)
-    return ops.convert_to_numpy(forward), ops.convert_to_numpy(backward)
+    each float32 `(batch, time, vocab)`, through a graph compiled once per model (on JAX once per padded shape)."""
+    rows, steps = np.shape(inputs)[:2]
+    padded = _padded_for_compilation(np.asarray(inputs), "graph")
+    forward, backward = _compiled(model, _logits, "graph", np.shape(padded))(padded)
+    return ops.convert_to_numpy(forward)[:rows, :steps], ops.convert_to_numpy(backward)[:rows, :steps]
+
+
+def _padded_for_compilation(inputs: np.ndarray, execution: str) -> np.ndarray:
+    """``inputs`` `(batch, time, ...)` padded with empty rows to a power of two and with padding steps
+    (``_backend.padded_time``) where ``execution`` compiles once per shape, so that few shapes get compiled;
+    padding is masked, so the real rows and steps come out the same."""
+    if not compiles_per_shape(execution):
+        return inputs
+    rows, steps = inputs.shape[:2]
+    padding = [(0, (1 << (rows - 1).bit_length()) - rows), (0, padded_time(steps) - steps)]
+    return np.pad(inputs, padding + [(0, 0)] * (inputs.ndim - 2))

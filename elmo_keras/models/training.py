@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.models.batches import ShuffledBatches, training_batches
@@ -91,9 +92,9 @@ def train_bilm(
         return model
 
     model = built_model(precision)
-    # A plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/sequence_loop.py) the graph
-    # step runs faster than XLA's while loop on CPU, and takes less time to build.
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
+    # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
     # Adam's slots made now, not during the first step: a step that creates variables is traced twice
     model.optimizer.build(model.trainable_variables)
     batches = ShuffledBatches(sentences, vocabulary, config.token_input, config.batch_size, seed=int(seed))

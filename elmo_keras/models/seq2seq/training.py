@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.seq2seq import seq2seq_pairs
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
@@ -51,7 +52,7 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     keras.utils.set_random_seed(int(seed))
     model = Seq2Seq(len(vocabulary), **config.model_kwargs())
     # No XLA here: compiling the recurrent training step would take longer than training the toy model.
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=False)
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
     started = time.perf_counter()
     history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
                         callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)
