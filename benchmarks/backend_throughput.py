@@ -8,7 +8,7 @@ by default there:
             call): one TensorFlow graph for every shape, ``jax.jit`` once per shape, PyTorch eagerly; tokens/s of
             toy b32 (12 tokens) and ELMo-small b32 (20 tokens), and the first call (tracing/compilation);
   training  one ``train_on_batch`` of the toy ``BiLanguageModel`` (batch 32, 14 steps, ``DenseGradientAdam``) as
-            ``train_bilm`` compiles it (``jit_compile=False``: the TensorFlow graph, JAX's jit, PyTorch eager);
+            ``train_bilm`` compiles it (``_backend.fit_jit_compile``: the TensorFlow graph, JAX's jit, PyTorch eager);
   toy       with ``--train-toy``, the whole ``train_bilm(preset="toy", seed=0)``: seconds and held-out perplexity.
 PyTorch's ``nn.LSTM`` (``torch_reference.py``) is measured in a subprocess of the same run. Figures are the
 fastest of ``--repeats`` calls (``timing.fastest_seconds``); ratios above 1 mean ours is faster.
@@ -36,6 +36,7 @@ def measure(repeats: int, train_toy: bool) -> dict:
     import numpy as np
     from timing import fastest_seconds
 
+    from elmo_keras._backend import fit_jit_compile
     from elmo_keras._quiet import keras
     from elmo_keras.layers import BiLM, WordEmbedding
     from elmo_keras.models import DenseGradientAdam, build_bilm_lm, get_preset, train_bilm
@@ -59,7 +60,7 @@ def measure(repeats: int, train_toy: bool) -> dict:
     keras.utils.set_random_seed(0)
     model = build_bilm_lm(get_preset("toy"), VOCAB)
     model.build((None, None))
-    model.compile(optimizer=DenseGradientAdam(1e-3, clipnorm=5.0), jit_compile=False)
+    model.compile(optimizer=DenseGradientAdam(1e-3, clipnorm=5.0), jit_compile=fit_jit_compile())
     model.optimizer.build(model.trainable_variables)
     step_ms = fastest_seconds(lambda: model.train_on_batch(ids, ids), repeats) * 1e3
 
