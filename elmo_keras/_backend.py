@@ -19,6 +19,7 @@ and the ``training_precision="auto"`` probe (float32).
 - ``padded_time``: a training batch's time steps, rounded up on JAX (which compiles the step once per shape).
 - ``dense_gradients``: TensorFlow's sparse (``IndexedSlices``) gradients as dense tensors (``models.optimizer``).
 - ``has_native_bfloat16``: whether bfloat16 training can pay off here (``models.precision`` measures if it does).
+- ``loss_and_gradients``: the gradient of a stateful ``train_step`` (TensorFlow, PyTorch).
 - ``branch_train_step`` / ``branch_test_step``: JAX's stateless ``train_step(state, data)`` for a model whose
   batches each train one branch (the taggers' tasks); TensorFlow and PyTorch run the stateful step itself.
 """
@@ -272,6 +273,31 @@ def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def loss_and_gradients(loss_fn, variables):
+    """``(loss, d loss / d variables)`` for a stateful ``train_step``: TensorFlow's tape, or PyTorch's autograd
+    (a variable the loss does not reach gets a zero gradient). JAX's steps are stateless (``branch_train_step``).
+
+    Args:
+        loss_fn: ``fn() -> scalar loss``, reading the variables.
+        variables: the Keras variables to differentiate with respect to.
+    """
+    backend = keras.backend.backend()
+    if backend == "tensorflow":
+        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+        with tf.GradientTape() as tape:
+            loss = loss_fn()
+        return loss, tape.gradient(loss, variables)
+    if backend == "torch":
+        import torch  # here: only the backend in use is imported (others may be absent)
+
+        loss = loss_fn()
+        values = [v.value for v in variables]
+        gradients = torch.autograd.grad(loss, values, allow_unused=True)
+        return loss, [torch.zeros_like(v) if g is None else g for v, g in zip(values, gradients)]
+    raise NotImplementedError(f"no stateful gradient on the {backend!r} backend; use branch_train_step")
 
 
 def branch_train_step(model, state, branch, branch_loss, branch_variables, trackers):

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import branch_test_step, branch_train_step
+from elmo_keras._backend import branch_test_step, branch_train_step, loss_and_gradients
 from elmo_keras._quiet import keras
 from elmo_keras.tagging.layers import TagHead
 
@@ -122,7 +122,7 @@ class SequenceTagger(keras.Model):
         def branch(index):
             def step():
                 variables = shared_variables + self.heads[index].trainable_variables
-                loss, gradients = _loss_and_gradients(lambda: self._task_loss(index, inputs, tags, True), variables)
+                loss, gradients = loss_and_gradients(lambda: self._task_loss(index, inputs, tags, True), variables)
                 self.optimizer.apply(gradients, variables)
                 self.task_loss_trackers[index].update_state(loss)
                 return loss
@@ -218,23 +218,3 @@ def _as_lists(constraints):
     if constraints is None:
         return None
     return [np.asarray(part, bool).tolist() for part in constraints]
-
-
-def _loss_and_gradients(loss_fn, variables):
-    """``(loss, d loss / d variables)``: TensorFlow's tape, or PyTorch's autograd (a variable the loss does not
-    reach gets a zero gradient); the backend-specific piece of the tagger's stateful ``train_step``."""
-    backend = keras.backend.backend()
-    if backend == "tensorflow":
-        import tensorflow as tf  # only on this backend (the package imports on the others too)
-
-        with tf.GradientTape() as tape:
-            loss = loss_fn()
-        return loss, tape.gradient(loss, variables)
-    if backend == "torch":
-        import torch  # only on this backend
-
-        loss = loss_fn()
-        values = [v.value for v in variables]
-        gradients = torch.autograd.grad(loss, values, allow_unused=True)
-        return loss, [torch.zeros_like(v) if g is None else g for v, g in zip(values, gradients)]
-    raise NotImplementedError(f"training a tagger needs the TensorFlow or PyTorch backend (KERAS_BACKEND={backend})")
