@@ -42,12 +42,12 @@ def loadable_keras_file(path: pathlib.Path):
         if WEIGHTS_ENTRY not in archive.namelist():
             yield path
             return
-        weights_bytes = io.BytesIO(archive.read(WEIGHTS_ENTRY))
-        with h5py.File(weights_bytes, "r") as weights:
+        with archive.open(WEIGHTS_ENTRY) as stream, h5py.File(stream, "r") as weights:  # read in place, not copied
             old = _old_groups(weights)
         if not old:
             yield path
             return
+        weights_bytes = io.BytesIO(archive.read(WEIGHTS_ENTRY))
         with h5py.File(weights_bytes, "r+") as weights:
             for name in old:
                 parent, _, leaf = name.rpartition("/")
