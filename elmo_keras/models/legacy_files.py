@@ -19,6 +19,8 @@ import h5py
 
 WEIGHTS_ENTRY = "model.weights.h5"
 RENAMED_GROUPS = {"forward": "forward_lstm", "backward": "backward_lstm"}
+# a model holding a BiLSTM names one of these in its config (the taggers hold theirs without listing it)
+CLASSES_WITH_A_BILSTM = (b"BiLSTM", b"MultiTaskTagger", b"TagLM")
 
 
 def _old_groups(weights) -> list[str]:
@@ -39,7 +41,9 @@ def loadable_keras_file(path: pathlib.Path):
         path: a ``.keras`` archive (its validity is the caller's to check).
     """
     with zipfile.ZipFile(path) as archive:
-        if WEIGHTS_ENTRY not in archive.namelist():
+        names = archive.namelist()
+        config = archive.read("config.json") if "config.json" in names else b""
+        if WEIGHTS_ENTRY not in names or not any(name in config for name in CLASSES_WITH_A_BILSTM):
             yield path
             return
         with archive.open(WEIGHTS_ENTRY) as stream, h5py.File(stream, "r") as weights:  # read in place, not copied
