@@ -110,34 +110,30 @@ class SequenceTagger(keras.Model):
     def train_step(self, *args):
         if keras.backend.backend() == "jax":  # the stateless contract: train_step(state, data) -> (logs, state)
             state, (inputs, tags) = args[0], _unpacked(args[1])
-            shared = [v for layer in self.shared_layers for v in layer.trainable_variables]
-            return branch_train_step(
-                self, state, ops.cast(inputs[TASK_INPUT][0], "int32"),
-                lambda index: self._task_loss(index, inputs, tags, True),
-                [shared + head.trainable_variables for head in self.heads], self._trackers())
+            return branch_train_step(self, state, _task_of(inputs),
+                                     lambda index: self._task_loss(index, inputs, tags, True),
+                                     self._variables_per_task(), self._trackers())
         inputs, tags = _unpacked(args[0])
-        task = ops.cast(inputs[TASK_INPUT][0], "int32")
-        shared_variables = [v for layer in self.shared_layers for v in layer.trainable_variables]
+        variables_per_task = self._variables_per_task()
 
         def branch(index):
             def step():
-                variables = shared_variables + self.heads[index].trainable_variables
+                variables = variables_per_task[index]
                 loss, gradients = loss_and_gradients(lambda: self._task_loss(index, inputs, tags, True), variables)
                 self.optimizer.apply(gradients, variables)
                 self.task_loss_trackers[index].update_state(loss)
                 return loss
             return step
 
-        self.loss_tracker.update_state(ops.switch(task, [branch(index) for index in range(len(self.heads))]))
+        self.loss_tracker.update_state(ops.switch(_task_of(inputs), [branch(k) for k in range(len(self.heads))]))
         return self.get_metrics_result()
 
     def test_step(self, *args):
         if keras.backend.backend() == "jax":
             state, (inputs, tags) = args[0], _unpacked(args[1])
-            return branch_test_step(self, state, ops.cast(inputs[TASK_INPUT][0], "int32"),
+            return branch_test_step(self, state, _task_of(inputs),
                                     lambda index: self._task_loss(index, inputs, tags, False), self._trackers())
         inputs, tags = _unpacked(args[0])
-        task = ops.cast(inputs[TASK_INPUT][0], "int32")
 
         def branch(index):
             def evaluate():
@@ -146,8 +142,13 @@ class SequenceTagger(keras.Model):
                 return loss
             return evaluate
 
-        self.loss_tracker.update_state(ops.switch(task, [branch(index) for index in range(len(self.heads))]))
+        self.loss_tracker.update_state(ops.switch(_task_of(inputs), [branch(k) for k in range(len(self.heads))]))
         return self.get_metrics_result()
+
+    def _variables_per_task(self) -> list[list]:
+        """Per task, what its batches update: the shared layers' trainable variables and its own head's."""
+        shared = [v for layer in self.shared_layers for v in layer.trainable_variables]
+        return [shared + head.trainable_variables for head in self.heads]
 
     def _trackers(self):
         return self.loss_tracker, self.task_loss_trackers
@@ -204,6 +205,11 @@ class SequenceTagger(keras.Model):
         return {"tasks": self.tasks, "head_kinds": self.head_kinds,
                 "constraints": {task: c for task, c in self.constraints.items() if c is not None},
                 "name": self.name}
+
+
+def _task_of(inputs):
+    """The batch's task index, an int32 scalar (every row of ``inputs["task"]`` holds it)."""
+    return ops.cast(inputs[TASK_INPUT][0], "int32")
 
 
 def _unpacked(data):
