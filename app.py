@@ -25,6 +25,9 @@ PAGES = [
     st.Page("pages/layer_weights.py", title="Layer weights", icon=":material/tune:"),
     st.Page("pages/decoding.py", title="Decoding", icon=":material/account_tree:"),
     st.Page("pages/tagging.py", title="Tagging", icon=":material/label:"),
+    st.Page("pages/classification.py", title="Classification", icon=":material/category:"),
+    st.Page("pages/dialogue.py", title="Dialogue", icon=":material/forum:"),
+    st.Page("pages/gradients.py", title="Gradients", icon=":material/trending_down:"),
     st.Page("pages/corpus_training.py", title="Corpus & training", icon=":material/edit_note:"),
 ]
 

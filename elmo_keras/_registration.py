@@ -18,8 +18,12 @@ from elmo_keras._first_import import around_first_import
 
 # every module with a @keras.saving.register_keras_serializable class (tests/test_registration.py keeps the list whole)
 SERIALIZABLE_MODULES = (
+    "elmo_keras.analysis.gradient_cells",
+    "elmo_keras.analysis.gradient_models",
     "elmo_keras.layers",
     "elmo_keras.models.bilm_lm",
+    "elmo_keras.models.classifiers",
+    "elmo_keras.models.dialogue",
     "elmo_keras.models.optimizer",
     "elmo_keras.models.seq2seq",
     "elmo_keras.tagging",

@@ -1,4 +1,4 @@
-"""Write ``notebooks/quickstart.ipynb`` from the cells below (outputs stripped; ``tests/test_notebooks.py`` runs it).
+"""Write ``notebooks/*.ipynb`` from the cells below (outputs stripped; ``tests/test_notebooks.py`` runs them).
 
 Usage: ``python tools/make_notebooks.py``. Edit the cells here, not the ``.ipynb``, so the notebook stays
 reviewable as Python and has no stored outputs.
@@ -12,7 +12,7 @@ import nbformat
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
-CELLS = [
+QUICKSTART_CELLS = [
     ("markdown", """# elmo_keras quickstart
 
 Train a small biLM on the built-in polysemy corpus, watch *bank* split into its two senses layer by layer, mix the
@@ -75,22 +75,27 @@ for name, hypothesis in (("greedy", best_greedy), ("beam k=2", best_beam)):
 ]
 
 
-def build() -> nbformat.NotebookNode:
+NOTEBOOKS = {"quickstart.ipynb": QUICKSTART_CELLS}
+
+
+def build(name: str = "quickstart.ipynb") -> nbformat.NotebookNode:
+    """The notebook ``notebooks/<name>`` as it should be stored (no outputs, stable cell ids)."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}
     makers = {"markdown": nbformat.v4.new_markdown_cell, "code": nbformat.v4.new_code_cell}
-    notebook.cells = [makers[kind](source) for kind, source in CELLS]
+    notebook.cells = [makers[kind](source) for kind, source in NOTEBOOKS[name]]
     for index, cell in enumerate(notebook.cells):
         cell["id"] = f"cell-{index}"  # stable ids: regenerating gives the same file
     return notebook
 
 
 def main() -> None:
-    path = REPO / "notebooks" / "quickstart.ipynb"
-    path.parent.mkdir(exist_ok=True)
-    nbformat.write(build(), path)
-    print(f"wrote {path}")
+    for name in NOTEBOOKS:
+        path = REPO / "notebooks" / name
+        path.parent.mkdir(exist_ok=True)
+        nbformat.write(build(name), path)
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Data shipped with the package: the toy polysemy corpus (``polysemy.tsv``), the toy seq2seq pairs
-(``seq2seq_pairs.tsv``), the synthetic tagging data (``*.conll``, ``tagging_unlabelled.txt``) and their loaders."""
+(``seq2seq_pairs.tsv``), the synthetic tagging data (``*.conll``, ``tagging_unlabelled.txt``), the toy sentiment
+set (``sentiment.tsv``), the toy dialogues and their loaders."""
 
+from elmo_keras.data.dialogue import DIALOGUE_SPLITS, dialogue_examples, dialogue_references, split_turns
 from elmo_keras.data.polysemy import (
     POS_TAGS,
     SENSES,
@@ -9,6 +11,8 @@ from elmo_keras.data.polysemy import (
     load_polysemy,
     polysemy_sentences,
 )
+from elmo_keras.data.sentiment import LABELS as SENTIMENT_LABELS
+from elmo_keras.data.sentiment import load_sentiment, sentiment_patterns
 from elmo_keras.data.seq2seq import SEQ2SEQ_SPLITS, load_seq2seq_pairs, seq2seq_pairs, seq2seq_references
 from elmo_keras.data.tagging import (
     FRAME_ELEMENTS,
@@ -21,7 +25,9 @@ from elmo_keras.data.tagging import (
 )
 
 __all__ = [
-    "FRAME_ELEMENTS", "FRAME_LABELS", "NER_LABELS", "POS_TAGS", "SENSES", "SEQ2SEQ_SPLITS", "SPLITS", "TARGET_WORDS",
-    "frame_examples", "load_polysemy", "load_seq2seq_pairs", "ner_examples", "polysemy_sentences", "pos_examples",
-    "seq2seq_pairs", "seq2seq_references", "tagging_unlabelled_sentences",
+    "DIALOGUE_SPLITS", "FRAME_ELEMENTS", "FRAME_LABELS", "NER_LABELS", "POS_TAGS", "SENSES", "SENTIMENT_LABELS",
+    "SEQ2SEQ_SPLITS", "SPLITS", "TARGET_WORDS",
+    "dialogue_examples", "dialogue_references", "frame_examples", "load_polysemy", "load_sentiment",
+    "load_seq2seq_pairs", "ner_examples", "polysemy_sentences", "pos_examples", "sentiment_patterns", "seq2seq_pairs",
+    "seq2seq_references", "split_turns", "tagging_unlabelled_sentences",
 ]

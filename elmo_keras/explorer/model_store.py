@@ -28,7 +28,11 @@ DEFAULT_MODEL_NAME = "toy"
 DEFAULT_PRESET = "toy"
 SEQ2SEQ_DIR_NAME = "seq2seq-toy"  # the decoding page's model lives beside the biLMs under this reserved name
 TAGGER_DIR_NAME, TAGLM_DIR_NAME = "tagger-toy", "taglm-toy"  # the tagging page's models, reserved too
-RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME})
+CLASSIFIERS_DIR_NAME = "classifiers-toy"  # the classification page's CNN and RNN classifiers
+DIALOGUE_DIR_NAME = "dialogue-toy"  # the dialogue page's HRED and VHRED
+GRADIENTS_DIR_NAME = "gradients-toy"  # the gradients page's vanilla RNN and LSTM and their measurements
+RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, CLASSIFIERS_DIR_NAME, DIALOGUE_DIR_NAME,
+                            GRADIENTS_DIR_NAME})
 MAX_NAME_LENGTH = 64
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
 _TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate", "training_precision")
@@ -170,7 +174,7 @@ def validate_model_name(name: str, directory: str | os.PathLike | None = None, o
         raise ValueError(f"The name {name!r} contains {' '.join(repr(c) for c in bad)}: "
                          "use only letters, digits, - and _.")
     if name in RESERVED_NAMES:
-        raise ValueError(f"The name {name!r} is reserved for the decoding or tagging page's models; "
+        raise ValueError(f"The name {name!r} is reserved for one of the explorer pages' models; "
                          "choose another one.")
     if directory is not None and (pathlib.Path(directory) / name).exists() and not overwrite:
         raise ValueError(f"A model called {name!r} already exists; choose another name or tick 'overwrite'.")

@@ -14,12 +14,18 @@ import pathlib
 import shutil
 from importlib import resources
 
-from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME
+from elmo_keras.explorer.model_store import (
+    DEFAULT_MODEL_NAME,
+    DIALOGUE_DIR_NAME,
+    SEQ2SEQ_DIR_NAME,
+    TAGGER_DIR_NAME,
+    TAGLM_DIR_NAME,
+)
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME
 from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.safe_files import staging_directory
 
-SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME)
+SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, DIALOGUE_DIR_NAME)
 SHIPPED_RESULTS = "results"  # results computed from the shipped models (``result_cache``'s layout), copied along
 
 
@@ -29,9 +35,13 @@ def shipped_models_directory() -> pathlib.Path:
 
 
 def shipped_model(name: str) -> pathlib.Path | None:
-    """The shipped model directory called ``name``, or None when the package holds no complete one."""
+    """The shipped model directory called ``name``, or None when the package holds no complete one (a model
+    directory, or a directory of model directories such as the dialogue page's ``hred`` and ``vhred``)."""
     directory = shipped_models_directory() / name
-    return directory if (directory / MODEL_FILE).is_file() else None
+    if (directory / MODEL_FILE).is_file():
+        return directory
+    parts = [path for path in directory.iterdir() if path.is_dir()] if directory.is_dir() else []
+    return directory if parts and all((path / MODEL_FILE).is_file() for path in parts) else None
 
 
 def install_shipped_model(models_dir: str | os.PathLike, name: str) -> bool:
@@ -49,9 +59,7 @@ def install_shipped_model(models_dir: str | os.PathLike, name: str) -> bool:
         return False
     staging = staging_directory(target)
     try:
-        for path in source.iterdir():
-            if path.is_file():
-                shutil.copyfile(path, staging / path.name)
+        shutil.copytree(source, staging, dirs_exist_ok=True)
         os.rename(staging, target)  # atomic; refuses (OSError) if a non-empty directory appeared meanwhile
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)

@@ -21,7 +21,7 @@ import pandas as pd
 from keras import ops
 
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
-from elmo_keras.explorer.background import BackgroundJob
+from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models import train_bilm
@@ -119,27 +119,13 @@ def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | No
     return tagger_refs(models_dir)
 
 
-class TaggerTraining(BackgroundJob):
-    """``train_default_taggers`` in a background thread (see ``BackgroundJob``); ``result`` holds the refs."""
+class TaggerTraining(StepwiseTraining):
+    """``train_default_taggers`` in a background thread (see ``StepwiseTraining``); ``result`` holds the refs."""
 
     def __init__(self, models_dir: str | os.PathLike, **settings):
-        self.step = 0
-        super().__init__(lambda: train_default_taggers(models_dir, progress=self._progress, **settings),
-                         "elmo-keras-taggers")
-
-    def _progress(self, step: int, what: str) -> None:
-        self.step = step
-
-    @property
-    def fraction(self) -> float:
-        """Share of the training steps finished, for the progress bar."""
-        return min(1.0, self.step / len(TRAINING_STEPS))
-
-    def status(self) -> str:
-        """One line for the progress bar."""
-        if self.step >= len(TRAINING_STEPS):
-            return "Saving the taggers…"
-        return f"First use: training the {TRAINING_STEPS[self.step]} ({self.step + 1}/{len(TRAINING_STEPS)})…"
+        super().__init__(lambda progress: train_default_taggers(models_dir, progress=progress, **settings),
+                         [f"training the {step}" for step in TRAINING_STEPS], "elmo-keras-taggers",
+                         "Saving the taggers…")
 
 
 def load_tagger_model(ref: ModelRef):

@@ -22,6 +22,9 @@ PAGE_MODULES = (
     "elmo_keras.explorer.layer_weights_store",
     "elmo_keras.explorer.decoding",
     "elmo_keras.explorer.tagging",
+    "elmo_keras.explorer.classification",
+    "elmo_keras.explorer.dialogue",
+    "elmo_keras.explorer.gradients",
 )
 DELAY_SECONDS = 2.5
 _lock = threading.Lock()

@@ -1,5 +1,5 @@
-"""Trainable models: the biLM language model (presets, training, evaluation, model directories) and the
-seq2seq encoder-decoder.
+"""Trainable models: the biLM language model (presets, training, evaluation, model directories), the seq2seq
+encoder-decoder, the CNN and RNN text classifiers, and HRED / VHRED for dialogue.
 
 The names below are imported on first use (``_lazy``): ``import elmo_keras.models.presets`` does not load Keras.
 """
@@ -12,6 +12,12 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.models.bilm_directory": ["load_bilm"],
     "elmo_keras.models.bilm_lm": ["BiLanguageModel", "Perplexity", "build_bilm_lm"],
     "elmo_keras.models.callbacks": ["TrainingDivergedError"],
+    "elmo_keras.models.classifiers": ["CNNTextClassifier", "ClassifierConfig", "RNNTextClassifier",
+                                      "class_probabilities", "evaluate_classifier", "load_classifier",
+                                      "save_classifier", "train_text_classifier"],
+    "elmo_keras.models.dialogue": ["HRED", "VHRED", "DialogueConfig", "evaluate_dialogue_model",
+                                   "load_dialogue_model", "save_dialogue_model", "train_dialogue_model", "train_hred",
+                                   "train_vhred"],
     "elmo_keras.models.evaluation": ["perplexities", "unigram_perplexity"],
     "elmo_keras.models.optimizer": ["DenseGradientAdam"],
     "elmo_keras.models.persistence": ["save_model_dir"],
@@ -25,6 +31,27 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     from elmo_keras.models.bilm_directory import load_bilm
     from elmo_keras.models.bilm_lm import BiLanguageModel, Perplexity, build_bilm_lm
     from elmo_keras.models.callbacks import TrainingDivergedError
+    from elmo_keras.models.classifiers import (
+        ClassifierConfig,
+        CNNTextClassifier,
+        RNNTextClassifier,
+        class_probabilities,
+        evaluate_classifier,
+        load_classifier,
+        save_classifier,
+        train_text_classifier,
+    )
+    from elmo_keras.models.dialogue import (
+        HRED,
+        VHRED,
+        DialogueConfig,
+        evaluate_dialogue_model,
+        load_dialogue_model,
+        save_dialogue_model,
+        train_dialogue_model,
+        train_hred,
+        train_vhred,
+    )
     from elmo_keras.models.evaluation import perplexities, unigram_perplexity
     from elmo_keras.models.optimizer import DenseGradientAdam
     from elmo_keras.models.persistence import save_model_dir
@@ -42,9 +69,11 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     from elmo_keras.models.training import train_bilm
 
 __all__ = [
-    "PRESETS", "BiLMConfig", "BiLanguageModel", "DenseGradientAdam", "Perplexity", "Seq2Seq", "Seq2SeqConfig",
-    "TrainingDivergedError",
-    "build_bilm_lm", "encode_pairs", "encode_sources", "evaluate_seq2seq", "get_preset",
-    "load_bilm", "load_seq2seq", "perplexities", "save_model_dir", "save_seq2seq", "train_bilm", "train_seq2seq",
+    "BiLMConfig", "BiLanguageModel", "CNNTextClassifier", "ClassifierConfig", "DenseGradientAdam", "DialogueConfig",
+    "HRED", "PRESETS", "Perplexity", "RNNTextClassifier", "Seq2Seq", "Seq2SeqConfig", "TrainingDivergedError", "VHRED",
+    "build_bilm_lm", "class_probabilities", "encode_pairs", "encode_sources", "evaluate_classifier",
+    "evaluate_dialogue_model", "evaluate_seq2seq", "get_preset", "load_bilm", "load_classifier", "load_dialogue_model",
+    "load_seq2seq", "perplexities", "save_classifier", "save_dialogue_model", "save_model_dir", "save_seq2seq",
+    "train_bilm", "train_dialogue_model", "train_hred", "train_seq2seq", "train_text_classifier", "train_vhred",
     "unigram_perplexity",
 ]

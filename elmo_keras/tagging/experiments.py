@@ -13,15 +13,14 @@ the shipped results (``elmo_keras/data/tagging_experiments.json``) that the READ
 
 from __future__ import annotations
 
-import json
 import platform
 from collections.abc import Callable, Sequence
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
+from elmo_keras.data.packaged_results import packaged_results
 from elmo_keras.models import train_bilm
 from elmo_keras.tagging.evaluation import evaluate_tagger
 from elmo_keras.tagging.training import TaggerConfig, train_multitask_tagger, train_taglm
@@ -167,10 +166,7 @@ def run_all(seeds: Sequence[int] = SEEDS, progress: Progress | None = None) -> d
 
 def shipped_results() -> dict | None:
     """The results written by ``tools/run_tagging_experiments.py`` into the package (None if absent)."""
-    path = resources.files("elmo_keras.data") / RESULTS_FILE
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    return packaged_results(RESULTS_FILE)
 
 
 def _report(progress: Progress | None, message: str) -> None:

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import branch_test_step, branch_train_step, loss_and_gradients
+from elmo_keras._backend import loss_and_gradients
+from elmo_keras._jax_steps import branch_test_step, branch_train_step
 from elmo_keras._quiet import keras
 from elmo_keras.tagging.layers import TagHead
 

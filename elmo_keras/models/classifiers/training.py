@@ -1,0 +1,84 @@
+"""``train_text_classifier``: a CNN or RNN text classifier trained from scratch, deterministically for a seed."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from elmo_keras._backend import fit_jit_compile
+from elmo_keras._quiet import keras
+from elmo_keras.data.sentiment import load_sentiment
+from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.classifiers.cnn import CNNTextClassifier
+from elmo_keras.models.classifiers.config import ClassifierConfig
+from elmo_keras.models.classifiers.encoding import encode_labels, encode_sentences
+from elmo_keras.models.classifiers.rnn import RNNTextClassifier
+from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.text.sentences import as_token_lists
+from elmo_keras.text.vocabulary import Vocabulary
+
+
+def build_classifier(config: ClassifierConfig, vocab_size: int, class_names) -> CNNTextClassifier | RNNTextClassifier:
+    """The untrained model ``config.kind`` names, for ``vocab_size`` words and ``class_names``."""
+    model_class = CNNTextClassifier if config.kind == "cnn" else RNNTextClassifier
+    return model_class(vocab_size, len(class_names), class_names=tuple(class_names), **config.model_kwargs())
+
+
+def train_text_classifier(kind: str | None = None, sentences=None, labels=None, class_names=None,
+                          config: ClassifierConfig | dict | None = None, seed: int = 0, vocabulary=None,
+                          callbacks=None, verbose: int = 0, **overrides):
+    """Train a text classifier from scratch, deterministically for a given ``seed``.
+
+    Args:
+        kind: ``"cnn"``, ``"rnn-last"`` or ``"rnn-pooled"``; overrides ``config.kind``. Defaults to None (the
+            config's, ``"cnn"``).
+        sentences: sentences (strings or token lists); default: the toy sentiment corpus's training split.
+        labels: one label (str) per sentence; required with ``sentences``.
+        class_names: the classes in id order. Defaults to None (the toy corpus's, else the sorted labels).
+        config: a ``ClassifierConfig`` (or its dict). Defaults to None (``ClassifierConfig()``).
+        seed: int, seeds Python, NumPy and the backend (weights, dropout and shuffling). Defaults to 0.
+        vocabulary: a fixed ``Vocabulary``; default: built from the training sentences (lowercase), so a word
+            never seen in training maps to ``<unk>``.
+        callbacks: Keras callbacks and/or plain ``fn(epoch, logs)`` called after every epoch.
+        verbose: Keras ``fit`` verbosity (0: silent). Defaults to 0.
+        **overrides: single ``ClassifierConfig`` fields replacing the config's (``epochs=3``).
+
+    Returns:
+        The model, with ``vocabulary``, ``config`` and ``training_summary`` (history, seconds, seed) set.
+
+    Raises:
+        ValueError: no sentences, ``labels`` missing or of another length, a label outside ``class_names``, or a
+            bad config field.
+        TypeError: a sentence that is neither a str nor a list of str tokens (named by its index).
+    """
+    config = config if isinstance(config, ClassifierConfig) else ClassifierConfig.from_dict(config or {})
+    config = config.replace(**overrides, **({"kind": kind} if kind is not None else {}))
+    if sentences is None:
+        sentences, labels, default_names = load_sentiment("train")
+        class_names = class_names or default_names
+    sentences = as_token_lists(sentences, "sentences")
+    if labels is None or len(labels) != len(sentences):
+        raise ValueError(f"labels must give one label per sentence ({len(sentences)}), received "
+                         f"{'none' if labels is None else len(labels)}")
+    class_names = tuple(class_names) if class_names is not None else tuple(sorted(set(labels)))
+    vocabulary = vocabulary or Vocabulary.from_corpus(sentences, lowercase=True)
+    ids, targets = encode_sentences(sentences, vocabulary), encode_labels(labels, class_names)
+
+    keras.utils.set_random_seed(int(seed))
+    model = build_classifier(config, len(vocabulary), class_names)
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"], jit_compile=fit_jit_compile())
+    started = time.perf_counter()
+    history = model.fit(ids, targets, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
+                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *as_keras_callbacks(callbacks)],
+                        verbose=verbose)
+    check_finite_weights(model, "the trained classifier")
+    model.vocabulary, model.config = vocabulary, config
+    model.training_summary = {
+        "config": config.to_dict(), "seed": int(seed), "num_sentences": len(sentences),
+        "class_names": list(class_names), "train_seconds": round(time.perf_counter() - started, 2),
+        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
+        "class_counts": np.bincount(targets, minlength=len(class_names)).tolist(),
+    }
+    return model

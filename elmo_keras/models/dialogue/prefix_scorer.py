@@ -1,0 +1,50 @@
+"""``PrefixScorer``: ``next_log_probs(prefixes) -> (n, vocab)`` for one dialogue context, one decoder step per call.
+
+The decoding strategies (``elmo_keras.decoding``) call ``next_log_probs`` with whole prefixes, each the previous
+call's prefix plus one token. The scorer keeps the decoder state after every prefix it has scored, so each call
+runs one ``decode_step`` on the new last tokens instead of re-reading every prefix. A prefix whose parent it has
+not scored (a caller jumping ahead) is read in full from the context's initial states: the same numbers, slower.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from keras import ops
+
+
+class PrefixScorer:
+    """The ``next_log_probs`` function of an ``HRED`` / ``VHRED`` for fixed decoder initial ``states``.
+
+    Args:
+        model: the ``HRED`` (or ``VHRED``).
+        states: the decoder's initial states for one context, each `(1, decoder_units)`.
+
+    Call arguments:
+        prefixes: int `(n, t)`, each starting with ``bos_id``.
+
+    Returns:
+        float32 `(n, vocab_size)` NumPy log-probabilities (``<pad>`` and ``<S>`` at −inf).
+
+    Raises:
+        ValueError: ``prefixes`` is not `(n, t)` with ``t ≥ 1``.
+    """
+
+    def __init__(self, model, states):
+        self.model = model
+        self._initial = [ops.convert_to_numpy(s)[0] for s in states]  # each (units,)
+        self._after = {(): self._initial}  # prefix → decoder states after reading it
+
+    def __call__(self, prefixes) -> np.ndarray:
+        prefixes = np.asarray(prefixes, dtype=np.int32)
+        if prefixes.ndim != 2 or prefixes.shape[1] < 1:
+            raise ValueError(f"prefixes must be int (n, t) with t >= 1, received shape {prefixes.shape}")
+        parents = [self._after.get(tuple(p[:-1])) for p in prefixes]
+        if any(parent is None for parent in parents):  # not built step by step: read the prefixes in full
+            states = [s[None] for s in self._initial]
+            return ops.convert_to_numpy(self.model.prefix_log_probs(states, prefixes)).astype(np.float32)
+        states = [np.stack([parent[i] for parent in parents]) for i in range(len(self._initial))]  # each (n, units)
+        log_probs, new_states = self.model.decode_step(states, prefixes[:, -1])
+        new_states = [ops.convert_to_numpy(s) for s in new_states]
+        for row, prefix in enumerate(prefixes):
+            self._after[tuple(prefix)] = [s[row] for s in new_states]
+        return ops.convert_to_numpy(log_probs).astype(np.float32)

@@ -1,0 +1,82 @@
+"""``train_dialogue_model``: an HRED or a VHRED trained from scratch with teacher forcing, deterministic for a seed."""
+
+from __future__ import annotations
+
+import time
+
+from elmo_keras._backend import fit_jit_compile
+from elmo_keras._quiet import keras
+from elmo_keras.data.dialogue import dialogue_examples
+from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.dialogue.config import DialogueConfig
+from elmo_keras.models.dialogue.encoding import encode_dialogues
+from elmo_keras.models.dialogue.hred import HRED
+from elmo_keras.models.dialogue.vhred import VHRED
+from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.text.vocabulary import Vocabulary
+
+MODEL_CLASSES = {"hred": HRED, "vhred": VHRED}
+
+
+def dialogue_vocabulary(examples) -> Vocabulary:
+    """A lowercase ``Vocabulary`` of every word in the histories and responses of ``examples``."""
+    return Vocabulary.from_corpus([[w for turn in history for w in turn] + list(response)
+                                   for history, response in examples], lowercase=True)
+
+
+def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConfig | dict | None = None,
+                         seed: int = 0, vocabulary=None, callbacks=None, verbose: int = 0, **overrides) -> HRED:
+    """Train an ``HRED`` or a ``VHRED`` from scratch, deterministically for a given ``seed``.
+
+    Args:
+        kind: ``"hred"`` or ``"vhred"`` (overrides ``config.kind``).
+        examples: ``[(history turns, response)]`` (word lists or strings); default: the toy corpus's ``train``
+            split (``elmo_keras.data.dialogue``).
+        config: a ``DialogueConfig`` (or its dict). Defaults to None (``DialogueConfig()``).
+        seed: int, seeds Python, NumPy and the backend (weights, shuffling, word dropout, ``ε``). Defaults to 0.
+        vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``examples``).
+        callbacks: Keras callbacks and/or plain ``fn(epoch, logs)`` called after every epoch.
+        verbose: Keras ``fit`` verbosity. Defaults to 0.
+        **overrides: single ``DialogueConfig`` fields replacing the config's (``epochs=5``).
+
+    Returns:
+        The model, with ``vocabulary``, ``config`` and ``training_summary`` (per-epoch history, seconds).
+
+    Raises:
+        ValueError: no examples, an empty turn or response, a history without turns, or a bad config field.
+        TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
+    """
+    config = config if isinstance(config, DialogueConfig) else DialogueConfig.from_dict(config or {})
+    config = config.replace(kind=kind, **overrides)
+    if examples is None:
+        examples = dialogue_examples("train")
+        vocabulary = vocabulary or dialogue_vocabulary(dialogue_examples("all"))
+    inputs, response_out = encode_dialogues(examples, vocabulary or dialogue_vocabulary(examples))
+    vocabulary = vocabulary or dialogue_vocabulary(examples)
+    adapters = as_keras_callbacks(callbacks)
+
+    keras.utils.set_random_seed(int(seed))
+    model = MODEL_CLASSES[config.kind](len(vocabulary), seed=int(seed), **config.model_kwargs())
+    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
+    started = time.perf_counter()
+    history = model.fit(inputs, response_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
+                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)
+    check_finite_weights(model, "the trained model")
+    model.vocabulary, model.config = vocabulary, config
+    model.training_summary = {
+        "config": config.to_dict(), "seed": int(seed), "num_dialogues": len(examples),
+        "steps_per_epoch": -(-len(examples) // config.batch_size),
+        "train_seconds": round(time.perf_counter() - started, 2),
+        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
+    }
+    return model
+
+
+def train_hred(examples=None, **kwargs) -> HRED:
+    """``train_dialogue_model("hred", examples, **kwargs)``."""
+    return train_dialogue_model("hred", examples, **kwargs)
+
+
+def train_vhred(examples=None, **kwargs) -> VHRED:
+    """``train_dialogue_model("vhred", examples, **kwargs)``."""
+    return train_dialogue_model("vhred", examples, **kwargs)

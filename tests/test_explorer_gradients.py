@@ -1,0 +1,123 @@
+"""The Gradients page's service: first-use training saved in one step, loading, damaged files, the measurements and
+the quiz's explanation."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from elmo_keras.analysis.gradient_results import EXPLODING, INITIAL, TRAINED, gradient_study, quiz_numbers
+from elmo_keras.analysis.gradient_task import INPUT_DIM, TrainingRun, remember_first_batch
+from elmo_keras.explorer import gradients
+from elmo_keras.explorer.gradients import (
+    MODEL_FILES,
+    TRAINING_FILE,
+    GradientSettings,
+    GradientTraining,
+    final_accuracies,
+    gradients_dir,
+    has_gradient_models,
+    load_gradient_models,
+    page_measurements,
+    saved_version,
+    train_gradient_models,
+    training_table,
+)
+from elmo_keras.explorer.gradients_quiz import ANSWER, OPTIONS, quiz_explanation
+from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements
+
+TINY = GradientSettings(length=10, units=8, count=64, epochs=2, batch_size=32)
+
+
+@pytest.fixture(scope="module")
+def trained_dir(tmp_path_factory):
+    """Trained once, in the background job the page uses (its progress checked on the way)."""
+    directory = tmp_path_factory.mktemp("gradient-models")
+    job = GradientTraining(directory, settings=TINY)
+    assert job.fraction < 1 and "First use" in job.status()
+    assert job.wait(120) and job.error is None
+    assert job.fraction == 1.0 and job.status() == "Saving the models…"
+    assert job.result.settings == TINY
+    return directory
+
+
+def test_training_saves_both_models_and_loading_gives_them_back(trained_dir):
+    assert has_gradient_models(trained_dir) and saved_version(trained_dir) > 0
+    files = sorted(p.name for p in gradients_dir(trained_dir).iterdir())
+    assert files == sorted([*MODEL_FILES.values(), TRAINING_FILE, MEASUREMENTS_FILE])
+    loaded = load_gradient_models(trained_dir)
+    assert loaded.settings == TINY and set(loaded.models) == {"vanilla RNN", "LSTM"}
+    assert [m.cell_type for m in loaded.models.values()] == ["rnn", "lstm"]
+    inputs, _ = remember_first_batch(4, TINY.length, seed=9)
+    again = load_gradient_models(trained_dir)
+    for label, model in loaded.models.items():  # the same weights twice: deterministic inference
+        np.testing.assert_array_equal(np.asarray(model(inputs)), np.asarray(again.models[label](inputs)))
+    table = training_table(loaded)
+    assert list(table.columns) == ["model", "epoch", "loss", "accuracy"] and len(table) == 2 * TINY.epochs
+    assert set(final_accuracies(loaded)) == {"vanilla RNN", "LSTM"}
+
+
+def test_damaged_files_say_to_retrain(trained_dir, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_gradient_models(tmp_path)
+    broken = tmp_path / "models"
+    shutil.copytree(trained_dir, broken)
+    (gradients_dir(broken) / MODEL_FILES["LSTM"]).write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match=r"lstm\.keras cannot be loaded .*retrain the models"):
+        load_gradient_models(broken)
+    (gradients_dir(broken) / TRAINING_FILE).write_text("{}")
+    with pytest.raises(ValueError, match=r"training\.json is damaged"):
+        load_gradient_models(broken)
+
+
+def test_progress_is_reported_before_each_model(monkeypatch, tmp_path):
+    steps = []
+    def fake_training(model, *args, **kwargs):  # the bookkeeping only: build the model, skip the training
+        model(np.zeros((1, TINY.length, INPUT_DIM), "float32"))
+        return TrainingRun([1.0], [0.5], 0.0)
+
+    monkeypatch.setattr(gradients, "train_remember_first", fake_training)
+    train_gradient_models(tmp_path, progress=lambda step, what: steps.append((step, what)), settings=TINY)
+    assert steps == [(0, "vanilla RNN"), (1, "LSTM"), (2, "gradients"), (3, "done")]
+    assert load_gradient_models(tmp_path).histories["LSTM"]["accuracy"] == [0.5]
+
+
+def test_measurements_study_and_quiz(trained_dir):
+    trained = load_gradient_models(trained_dir)
+    study = gradient_study(page_measurements(trained, length=10, rnn_scale=0.5, forget_bias=3.0), theta=0.01)
+    stages = set(map(tuple, study.clip_summary[["model", "stage"]].to_numpy()))
+    assert stages == {("vanilla RNN", INITIAL), ("LSTM", INITIAL), ("vanilla RNN", EXPLODING),
+                      ("vanilla RNN", TRAINED), ("LSTM", TRAINED)}
+    assert set(study.curves["distance"]) == set(range(10)) and study.far == 9
+    np.testing.assert_allclose(study.clip_summary["clipped_ratio"], study.clip_summary["ratio"], rtol=1e-9)
+    numbers = quiz_numbers(study)
+    correct, text = quiz_explanation(study, final_accuracies(trained), ANSWER)
+    assert correct and "The answer is **B**" in text
+    assert f"**{numbers['rnn_ratio']:.2g}×**" in text and f"**{numbers['rnn_clipped_ratio']:.2g}**" in text
+    wrong, text = quiz_explanation(study, final_accuracies(trained), OPTIONS.index("D: A and B"))
+    assert not wrong and text.startswith("**Not D")
+    with pytest.raises(ValueError, match="choice must be an index into OPTIONS"):
+        quiz_explanation(study, final_accuracies(trained), 7)
+
+
+def test_default_measurements_are_read_back_from_disk(trained_dir, tmp_path, monkeypatch):
+    trained = load_gradient_models(trained_dir)
+    defaults = gradients.page_defaults(trained.settings)
+    stored = read_measurements(gradients_dir(trained_dir) / MEASUREMENTS_FILE)
+    computed = page_measurements(trained, *defaults)
+    assert stored is not None and set(stored.runs) == set(computed.runs)
+    assert list(stored.decay) == list(computed.decay)
+    for key, measured in computed.runs.items():
+        np.testing.assert_array_equal(stored.runs[key].hidden, measured.hidden)  # deterministic: the same numbers
+        assert (stored.runs[key].cell is None) == (measured.cell is None)
+
+    def no_measuring(*args):
+        raise AssertionError("the page's defaults must come from disk")
+
+    monkeypatch.setattr(gradients, "page_measurements", no_measuring)
+    assert gradients.measurements_for(trained_dir, trained, *defaults).runs.keys() == computed.runs.keys()
+    damaged = tmp_path / "measurements.npz"
+    damaged.write_bytes(b"PK\x03\x04 truncated")
+    assert read_measurements(damaged) is None and read_measurements(tmp_path / "absent.npz") is None
