@@ -35,7 +35,18 @@ def test_quickstart_runs_and_shows_what_it_says(shared_fixtures):
     assert "greedy    A B </S>  P = 0.20" in printed and "beam k=2  B C </S>  P = 0.36" in printed
 
 
-def test_the_notebook_is_generated_from_tools_make_notebooks():
+@pytest.mark.slow
+def test_the_lecture_notebook_runs_and_shows_what_it_says():
+    printed = _run(NOTEBOOKS / "lecture_models.ipynb")
+    assert "1 like this 0.53" in printed and "max pool (value, position): (0.53, 1)" in printed
+    assert "held-out accuracy:" in printed and "HRED beam:" in printed and "VHRED, 3 z ~ p(z|c):" in printed
+    far_near = [line.split(":")[-1].split("(")[0].strip() for line in printed.splitlines() if "far/near" in line
+                or "clipped at" in line]
+    assert far_near[0] == far_near[1], far_near  # clipping leaves the far/near ratio as it was
+    assert "Keras clipnorm step == formula: True" in printed
+
+
+def test_the_notebooks_are_generated_from_tools_make_notebooks():
     nbformat = pytest.importorskip("nbformat")
     import sys
 
@@ -44,4 +55,6 @@ def test_the_notebook_is_generated_from_tools_make_notebooks():
         import make_notebooks
     finally:
         sys.path.pop(0)
-    assert nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4) == make_notebooks.build()
+    assert sorted(path.name for path in NOTEBOOKS.glob("*.ipynb")) == sorted(make_notebooks.NOTEBOOKS)
+    for name in make_notebooks.NOTEBOOKS:
+        assert nbformat.read(NOTEBOOKS / name, as_version=4) == make_notebooks.build(name), name

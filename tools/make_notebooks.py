@@ -75,7 +75,87 @@ for name, hypothesis in (("greedy", best_greedy), ("beam k=2", best_beam)):
 ]
 
 
-NOTEBOOKS = {"quickstart.ipynb": QUICKSTART_CELLS}
+LECTURE_CELLS = [
+    ("markdown", """# The rest of the lecture: text classifiers, HRED / VHRED, vanishing gradients
+
+Seed notes §1 (a CNN filter sliding down "I like this movie very much !", then CNN and BiLSTM classifiers on a toy
+sentiment set), §14–15 (HRED and VHRED on toy dialogues) and §17 (why clipping cannot fix vanishing gradients).
+About a minute on 2 CPU cores."""),
+    ("markdown", """## Text classification (§1)
+
+A 2 × 5 filter over the 7 × 5 sentence matrix gives 7 − 2 + 1 = 6 values; max pooling keeps one. Then a CNN with
+filters of heights 2, 3 and 4 learns the toy sentiment set, where negation makes word order matter."""),
+    ("code", """from elmo_keras.analysis.convolution_example import BIGRAM_FILTER, SENTENCE, SENTENCE_MATRIX
+from elmo_keras.analysis.convolution_example import convolution_steps, max_pool
+from elmo_keras.models.classifiers import class_probabilities, encode_sentences, evaluate_classifier
+from elmo_keras.models.classifiers import train_text_classifier
+
+# a 2 × 5 filter sliding down the 7 × 5 matrix of "I like this movie very much !": 7 − 2 + 1 = 6 values
+steps = convolution_steps(SENTENCE_MATRIX, BIGRAM_FILTER, SENTENCE)
+for step in steps:
+    print(step.position, " ".join(step.words), round(step.value, 2))  # window 1, "like this": 0.53
+print("max pool (value, position):", max_pool([step.value for step in steps]))
+
+# a CNN with filters of heights 2, 3, 4 (the page's small settings: a few seconds)
+cnn = train_text_classifier("cnn", seed=0, epochs=6, batch_size=64, filters_per_height=8)
+print("held-out accuracy:", evaluate_classifier(cnn)["accuracy"])
+sentences = ["this movie is not good .", "this movie is good , not bad ."]
+print(cnn.class_names, class_probabilities(cnn, sentences).round(3))
+
+# which n-gram did each filter fire on? (the window where its max pool is)
+tokens = sentences[1].split()
+responses = cnn.filter_responses(encode_sentences([tokens], cnn.vocabulary))
+for k in responses.pooled[0].argsort()[::-1][:3]:
+    start, height = responses.positions[0, k], responses.filter_heights[k]
+    ngram = " ".join(tokens[start:start + height])
+    print(f"filter {k} (height {height}): {ngram!r} → {responses.pooled[0, k]:.2f}")"""),
+    ("markdown", """## HRED and VHRED (§14–15)
+
+`c_t` summarises utterances 1 … t−1; the reply decoder starts from it (VHRED: from `[c; z]`, `z` drawn from the
+prior). The toy VHRED's KL collapses, so its `z` samples mostly agree (see the README's experiment)."""),
+    ("code", """from elmo_keras.data import dialogue_references, split_turns
+from elmo_keras.explorer.shipped_models import shipped_model
+from elmo_keras.models.dialogue import beam_responses, encode_history, greedy_response, latent_responses
+from elmo_keras.models.dialogue import load_dialogue_model
+
+# the dialogue page's shipped models (40 epochs; train_hred(epochs=40) / train_vhred(epochs=40) retrain them)
+shipped = shipped_model("dialogue-toy")
+hred = load_dialogue_model(shipped / "hred", kind="hred")
+vhred = load_dialogue_model(shipped / "vhred", kind="vhred")
+context = "i had sushi for dinner | tell me more | any advice ?"
+history, unknown = encode_history(split_turns(context), hred.vocabulary)  # int (turns, words); unknown → <unk>
+print("plausible replies (held out):", dialogue_references("heldout")[context])
+reply = greedy_response(hred, history).text
+print("HRED greedy:", reply, "(plausible)" if reply in dialogue_references("heldout")[context] else "(not one of them)")
+print("HRED beam:  ", [r.text for r in beam_responses(hred, history, beam_size=3)])
+print("VHRED, 3 z ~ p(z|c):", [r.text for r in latent_responses(vhred, history, num_samples=3, seed=0)])"""),
+    ("markdown", """## Clipping vs gating (§17)
+
+`‖∂L/∂h_t‖` by distance to the loss: clipping rescales the whole gradient by one factor, so the far/near ratio of a
+vanishing gradient stays what it was; the LSTM's forget gate (near 1) keeps the gradient through `c` alive."""),
+    ("code", """import numpy as np
+
+from elmo_keras.analysis.gradient_flow import clip_by_norm, clipnorm_optimizer_step, far_near_ratio, state_gradients
+from elmo_keras.analysis.gradient_models import RecurrentClassifier
+from elmo_keras.analysis.gradient_results import by_distance
+from elmo_keras.analysis.gradient_task import remember_first_batch
+
+T = 30
+batch = remember_first_batch(64, T, seed=1)  # remember the first of T symbols
+rnn = state_gradients(RecurrentClassifier("rnn", 32, recurrent_scale=1.0), batch)
+lstm = state_gradients(RecurrentClassifier("lstm", 32, forget_bias=3.0), batch)
+
+theta = 0.01  # below ‖g‖: clipping scales the whole gradient by θ/‖g‖
+clipped = clip_by_norm(rnn.hidden, theta)
+print(f"vanilla RNN  ‖∂L/∂h‖ far/near: {far_near_ratio(by_distance(rnn.hidden), T - 1):.2e}")
+print(f"  clipped at θ={theta}: {far_near_ratio(by_distance(clipped), T - 1):.2e} "
+      f"(‖g‖ {np.linalg.norm(rnn.hidden):.3f} → {np.linalg.norm(clipped):.3f})")
+print(f"LSTM ‖∂L/∂c‖ far/near: {far_near_ratio(by_distance(lstm.cell), T - 1):.2e} (mean f = {lstm.forget.mean():.2f})")
+print("Keras clipnorm step == formula:",
+      np.allclose(clipnorm_optimizer_step(rnn.hidden, theta), clipped, rtol=1e-5, atol=1e-9))"""),
+]
+
+NOTEBOOKS = {"quickstart.ipynb": QUICKSTART_CELLS, "lecture_models.ipynb": LECTURE_CELLS}
 
 
 def build(name: str = "quickstart.ipynb") -> nbformat.NotebookNode:
