@@ -9,10 +9,10 @@ from elmo_keras.explorer.classification import (
     EXAMPLE_SENTENCES,
     MODEL_TITLES,
     ClassifierTraining,
-    classifier_refs,
     classify,
     discard_classifiers,
     load_classifier_model,
+    ready_classifier_refs,
     trained_sliding_step,
 )
 from elmo_keras.explorer.classification_views import (
@@ -118,7 +118,7 @@ def show_classifiers(models_dir):
     st.caption("Trained on a synthetic sentiment corpus where word order matters (“not good”, “good , not bad”): "
                "a CNN (filters of heights 2, 3, 4, max over time), a BiLSTM whose sentence vector is each "
                "direction's last state, and a BiLSTM max-pooled over all its states.")
-    refs = classifier_refs(models_dir)
+    refs = ready_classifier_refs(models_dir)
     if refs is None:
         job = classifier_training(str(models_dir))
         bar = st.progress(job.fraction, text=job.status())

@@ -14,10 +14,10 @@ from elmo_keras.explorer.gradients import (
     TRAINED,
     GradientTraining,
     final_accuracies,
-    has_gradient_models,
     load_gradient_models,
     measurements_for,
     page_study,
+    ready_gradient_models,
     saved_version,
     training_table,
 )
@@ -54,7 +54,7 @@ def measurements(_trained, models_dir, version, length, rnn_scale, forget_bias):
 
 def trained_models(models_dir: str):
     """The saved models; trained now (progress bar) when absent or damaged."""
-    if has_gradient_models(models_dir):
+    if ready_gradient_models(models_dir):
         try:
             return load_models_cached(models_dir, saved_version(models_dir))
         except ValueError as error:

@@ -9,8 +9,10 @@ import pytest
 from elmo_keras.analysis import sense_separation, word_occurrences
 from elmo_keras.data import TARGET_WORDS, load_polysemy, ner_examples, pos_examples
 from elmo_keras.explorer.model_store import (
+    CLASSIFIERS_DIR_NAME,
     DEFAULT_MODEL_NAME,
     DIALOGUE_DIR_NAME,
+    GRADIENTS_DIR_NAME,
     SEQ2SEQ_DIR_NAME,
     TAGGER_DIR_NAME,
     TAGLM_DIR_NAME,
@@ -110,3 +112,14 @@ def test_the_shipped_dialogue_models_reply_to_heldout_contexts():
              for context, replies in references.items()]
     assert np.mean(valid) >= 0.5, np.mean(valid)
     assert evaluate_dialogue_model(vhred, dialogue_examples("heldout"))["reconstruction_per_token"] < 1.0
+
+
+def test_the_shipped_classifiers_and_gradient_models_load_and_did_learn():
+    from elmo_keras.explorer.gradients import final_accuracies, load_gradient_models
+    from elmo_keras.models.classifiers import evaluate_classifier, load_classifier
+
+    for kind in ("cnn", "rnn-last", "rnn-pooled"):
+        accuracy = evaluate_classifier(load_classifier(_shipped(CLASSIFIERS_DIR_NAME) / kind))["accuracy"]
+        assert accuracy >= 0.9, (kind, accuracy)
+    accuracies = final_accuracies(load_gradient_models(_shipped(GRADIENTS_DIR_NAME).parent))
+    assert accuracies["LSTM"] >= 0.9, accuracies  # the LSTM remembers the first of 50 symbols

@@ -5,6 +5,9 @@
   and saved without the optimizer's state (a third of the size; nothing resumes training from it);
 - ``seq2seq-toy``: the decoding page's GRU encoder-decoder (``explorer.decoding.train_default_seq2seq``, seed 0);
 - ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0);
+- ``classifiers-toy``: the classification page's CNN and two BiLSTMs (``explorer.classification``, seed 0);
+- ``gradients-toy``: the gradients page's vanilla RNN and LSTM (``explorer.gradients``; the page measures their
+  gradients on its first visit);
 - ``dialogue-toy``: the dialogue page's HRED and VHRED (``explorer.dialogue.train_default_dialogue_models``, seed 0)
   with the experiment's settings (``SHIPPED_DIALOGUE_TRAINING``: 40 epochs, no KL annealing, no word dropout),
   which use the dialogue's topic; the page's own first-use training is shorter (about 20 s) and they often do not;
@@ -13,14 +16,15 @@
   sentences (``explorer.result_cache``'s layout), so that those pages open at once too: the first page without
   loading Keras at all, the tagging page without loading its taggers.
 
-    python tools/build_shipped_models.py [--output elmo_keras/data/shipped_models] [--results-only | --dialogue-only]
+    python tools/build_shipped_models.py [--output DIR] [--results-only | --lecture-pages-only]
 
 ``--results-only`` recomputes the results from the models already in the output directory (after a change to
-what the pages compute, not to the models); ``--dialogue-only`` rebuilds only ``dialogue-toy``.
+what the pages compute, not to the models); ``--lecture-pages-only`` rebuilds only ``classifiers-toy``,
+``dialogue-toy`` and ``gradients-toy``. ``--output`` defaults to ``elmo_keras/data/shipped_models``.
 
-About 3.5 minutes on 2 CPU cores (2 of them the dialogue models). ``tests/test_shipped_models.py`` loads every
-shipped model with the current code and checks what the pages rely on; the Corpus & training page still trains a
-biLM live in one click.
+About 4 minutes on 2 CPU cores (2.5 of them the three lecture pages' models). ``tests/test_shipped_models.py``
+loads every shipped model with the current code and checks what the pages rely on; the Corpus & training page
+still trains a biLM live in one click.
 """
 
 from __future__ import annotations
@@ -36,12 +40,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from elmo_keras.analysis import sense_separation, word_occurrences  # noqa: E402
 from elmo_keras.data import TARGET_WORDS, load_polysemy  # noqa: E402
+from elmo_keras.explorer.classification import train_default_classifiers  # noqa: E402
 from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
 from elmo_keras.explorer.decoding import train_default_seq2seq  # noqa: E402
 from elmo_keras.explorer.dialogue import SHIPPED_DIALOGUE_TRAINING, train_default_dialogue_models  # noqa: E402
+from elmo_keras.explorer.gradients import train_gradient_models  # noqa: E402
+from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE  # noqa: E402
 from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report  # noqa: E402
 from elmo_keras.explorer.model_store import (  # noqa: E402
+    CLASSIFIERS_DIR_NAME,
     DIALOGUE_DIR_NAME,
+    GRADIENTS_DIR_NAME,
     SEQ2SEQ_DIR_NAME,
     TAGGER_DIR_NAME,
     TAGLM_DIR_NAME,
@@ -66,6 +75,7 @@ from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: 
 
 DEFAULT_OUTPUT = pathlib.Path(__file__).resolve().parents[1] / "elmo_keras" / "data" / "shipped_models"
 SEED = 0
+LECTURE_PAGE_MODELS = (CLASSIFIERS_DIR_NAME, DIALOGUE_DIR_NAME, GRADIENTS_DIR_NAME)
 
 
 def build_toy_bilm(output: pathlib.Path) -> None:
@@ -94,8 +104,8 @@ def build(output: pathlib.Path) -> None:
         build_toy_bilm(scratch / "toy")
         train_default_seq2seq(scratch, seed=SEED)
         train_default_taggers(scratch, seed=SEED)
-        train_default_dialogue_models(scratch, seed=SEED, **SHIPPED_DIALOGUE_TRAINING)
-        for name in ("toy", SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, DIALOGUE_DIR_NAME):
+        build_lecture_models(scratch)
+        for name in ("toy", SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, *LECTURE_PAGE_MODELS):
             install(scratch / name, output / name)
     build_results(output)
 
@@ -110,12 +120,23 @@ def install(source: pathlib.Path, target: pathlib.Path) -> None:
     print(f"saved {target} ({size:.1f} MiB)")
 
 
-def build_dialogue(output: pathlib.Path) -> None:
-    """Rebuild only ``dialogue-toy`` in ``output``."""
+def build_lecture_models(directory: pathlib.Path) -> None:
+    """Train the classification, dialogue and gradients pages' models into the models directory ``directory``."""
+    train_default_classifiers(directory, seed=SEED)
+    train_default_dialogue_models(directory, seed=SEED, **SHIPPED_DIALOGUE_TRAINING)
+    train_gradient_models(directory)
+    # the measured gradients (4.9 MiB of float32 noise that does not compress) are not shipped: the page measures
+    # them again in about 3 s on its first visit and keeps them in the user's models directory
+    (directory / GRADIENTS_DIR_NAME / MEASUREMENTS_FILE).unlink()
+
+
+def build_lecture_pages(output: pathlib.Path) -> None:
+    """Rebuild only the classification, dialogue and gradients pages' models in ``output``."""
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(scratch)
-        train_default_dialogue_models(scratch, seed=SEED, **SHIPPED_DIALOGUE_TRAINING)
-        install(scratch / DIALOGUE_DIR_NAME, output / DIALOGUE_DIR_NAME)
+        build_lecture_models(scratch)
+        for name in LECTURE_PAGE_MODELS:
+            install(scratch / name, output / name)
 
 
 def build_results(output: pathlib.Path) -> None:
@@ -147,11 +168,12 @@ if __name__ == "__main__":
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--results-only", action="store_true",
                       help="recompute only the results, from the models already in --output")
-    only.add_argument("--dialogue-only", action="store_true", help="rebuild only the dialogue page's models")
+    only.add_argument("--lecture-pages-only", action="store_true",
+                      help="rebuild only the classification, dialogue and gradients pages' models")
     arguments = parser.parse_args()
     if arguments.results_only:
         build_results(arguments.output)
-    elif arguments.dialogue_only:
-        build_dialogue(arguments.output)
+    elif arguments.lecture_pages_only:
+        build_lecture_pages(arguments.output)
     else:
         build(arguments.output)

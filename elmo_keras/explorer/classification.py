@@ -24,6 +24,7 @@ from keras import ops
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.classification_views import SlidingStep, sliding_step
 from elmo_keras.explorer.model_store import CLASSIFIERS_DIR_NAME, ModelRef
+from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models.classifiers import (
     KINDS,
     class_probabilities,
@@ -86,6 +87,13 @@ def classifier_refs(models_dir: str | os.PathLike) -> dict[str, ModelRef] | None
     if not all((directory / kind / MODEL_FILE).is_file() for kind in KINDS):
         return None
     return {kind: ModelRef.of(directory, kind) for kind in KINDS}
+
+
+def ready_classifier_refs(models_dir: str | os.PathLike) -> dict[str, ModelRef] | None:
+    """``classifier_refs`` after installing the shipped classifiers (``tools/build_shipped_models.py``) where the
+    models directory has none; None only where the package ships none either (then ``ClassifierTraining``)."""
+    install_shipped_model(models_dir, CLASSIFIERS_DIR_NAME)
+    return classifier_refs(models_dir)
 
 
 def train_default_classifiers(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,

@@ -211,14 +211,15 @@ def shipped_experiments() -> dict | None:
 
 
 def experiment_table(results: dict) -> pd.DataFrame:
-    """One row per method: ``metric`` columns as ``mean ± std`` strings (held-out NLL / ELBO, diversity)."""
+    """One row per method: ``metric`` columns as ``mean ± std`` strings (held-out NLL / ELBO, diversity); "–" where
+    a metric does not apply to the method (an NLL for VHRED's bound, an ELBO for HRED)."""
     rows = []
     for method, metrics in results["summary"].items():
         row = {"method": method}
         for name, stats in metrics.items():
             row[name] = f"{stats['mean']:.3f} ± {stats['std']:.3f}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).fillna("–")
 
 
 def experiment_kl_curves(results: dict) -> pd.DataFrame:

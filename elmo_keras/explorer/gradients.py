@@ -34,6 +34,7 @@ from elmo_keras.analysis.gradient_task import NUM_SYMBOLS, train_remember_first
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements, write_measurements
 from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME
+from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.safe_files import read_json_object, replace_directory, staging_directory, write_json_object
 
 MODEL_FILES = {"vanilla RNN": "rnn.keras", "LSTM": "lstm.keras"}
@@ -81,6 +82,13 @@ def has_gradient_models(models_dir: str | os.PathLike) -> bool:
     """Whether the first-use training has saved its files (they may still be damaged: ``load_gradient_models``)."""
     directory = gradients_dir(models_dir)
     return all((directory / name).is_file() for name in (*MODEL_FILES.values(), TRAINING_FILE))
+
+
+def ready_gradient_models(models_dir: str | os.PathLike) -> bool:
+    """``has_gradient_models`` after installing the shipped models and measurements
+    (``tools/build_shipped_models.py``) where the models directory has none."""
+    install_shipped_model(models_dir, GRADIENTS_DIR_NAME)
+    return has_gradient_models(models_dir)
 
 
 def saved_version(models_dir: str | os.PathLike) -> int:

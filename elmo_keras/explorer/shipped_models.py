@@ -15,17 +15,19 @@ import shutil
 from importlib import resources
 
 from elmo_keras.explorer.model_store import (
+    CLASSIFIERS_DIR_NAME,
     DEFAULT_MODEL_NAME,
     DIALOGUE_DIR_NAME,
+    GRADIENTS_DIR_NAME,
     SEQ2SEQ_DIR_NAME,
     TAGGER_DIR_NAME,
     TAGLM_DIR_NAME,
 )
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME
-from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.safe_files import staging_directory
 
-SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, DIALOGUE_DIR_NAME)
+SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, CLASSIFIERS_DIR_NAME,
+                 DIALOGUE_DIR_NAME, GRADIENTS_DIR_NAME)
 SHIPPED_RESULTS = "results"  # results computed from the shipped models (``result_cache``'s layout), copied along
 
 
@@ -35,13 +37,11 @@ def shipped_models_directory() -> pathlib.Path:
 
 
 def shipped_model(name: str) -> pathlib.Path | None:
-    """The shipped model directory called ``name``, or None when the package holds no complete one (a model
-    directory, or a directory of model directories such as the dialogue page's ``hred`` and ``vhred``)."""
+    """The shipped directory called ``name`` (a model directory, or a page's set of models such as the dialogue
+    page's ``hred`` and ``vhred``), or None when the package holds none. ``tools/build_shipped_models.py`` writes
+    each in one rename, so a directory there is complete."""
     directory = shipped_models_directory() / name
-    if (directory / MODEL_FILE).is_file():
-        return directory
-    parts = [path for path in directory.iterdir() if path.is_dir()] if directory.is_dir() else []
-    return directory if parts and all((path / MODEL_FILE).is_file() for path in parts) else None
+    return directory if directory.is_dir() and any(directory.iterdir()) else None
 
 
 def install_shipped_model(models_dir: str | os.PathLike, name: str) -> bool:
