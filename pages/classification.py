@@ -121,6 +121,9 @@ def show_classifiers(models_dir):
     refs = ready_classifier_refs(models_dir)
     if refs is None:
         job = classifier_training(str(models_dir))
+        if job.done and job.error is None:  # an earlier training whose models have since been removed
+            classifier_training.clear()
+            job = classifier_training(str(models_dir))
         bar = st.progress(job.fraction, text=job.status())
         while not job.wait(0.5):  # the worked example above is already shown
             bar.progress(job.fraction, text=job.status())

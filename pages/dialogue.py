@@ -16,6 +16,7 @@ from elmo_keras.explorer.dialogue import (
     load_dialogue_models,
     ready_dialogue_paths,
     respond,
+    saved_version,
     shipped_experiments,
 )
 from elmo_keras.explorer.model_store import models_directory
@@ -25,7 +26,12 @@ require_frame()
 
 CONTEXT_KEY, TYPED_KEY = "dialogue_context", "dialogue_typed"
 SAMPLES_KEY, BEAM_KEY, SEED_KEY = "dialogue_samples", "dialogue_beam", "dialogue_seed"
-load_models_cached = st.cache_resource(load_dialogue_models, show_spinner="Loading HRED and VHRED…")
+
+
+@st.cache_resource(show_spinner="Loading HRED and VHRED…", max_entries=4)
+def load_models_cached(models_dir: str, version: tuple):
+    """The pair on disk, once per models directory and saved version (``saved_version``)."""
+    return load_dialogue_models(models_dir)
 
 
 @st.cache_resource(show_spinner=False)
@@ -35,7 +41,7 @@ def dialogue_training(models_dir: str) -> DialogueTraining:
 
 
 @st.cache_data(show_spinner="Generating replies…", max_entries=64)
-def replies(_hred, _vhred, models_dir, text, num_samples, beam_size, seed):
+def replies(_hred, _vhred, models_dir, version, text, num_samples, beam_size, seed):
     return respond(_hred, _vhred, text, num_samples=num_samples, beam_size=beam_size, seed=seed)
 
 
@@ -80,6 +86,9 @@ models_dir = models_directory()
 with interactive:
     if ready_dialogue_paths(models_dir) is None:
         job = dialogue_training(str(models_dir))
+        if job.done and job.error is None:  # an earlier training whose models have since been removed
+            dialogue_training.clear()
+            job = dialogue_training(str(models_dir))
         bar = st.progress(job.fraction, text=job.status())
         while not job.wait(0.5):
             bar.progress(job.fraction, text=job.status())
@@ -89,7 +98,8 @@ with interactive:
             st.stop()
         bar.empty()
     try:
-        hred, vhred = load_models_cached(str(models_dir))
+        version = saved_version(models_dir)
+        hred, vhred = load_models_cached(str(models_dir), version)
     except (FileNotFoundError, ValueError) as error:
         st.error(f"The saved dialogue models cannot be loaded: {error}")
         if st.button("Discard them and train again", key="dialogue_retrain"):
@@ -113,7 +123,7 @@ with interactive:
         beam_size = c[1].number_input("beam k", 1, 10, 3, key=BEAM_KEY)
         seed = c[2].number_input("seed", 0, 10_000, 0, key=SEED_KEY)
     try:
-        view = replies(hred, vhred, str(models_dir), typed.strip() or picked, int(num_samples), int(beam_size),
+        view = replies(hred, vhred, str(models_dir), version, typed.strip() or picked, int(num_samples), int(beam_size),
                        int(seed))
     except ValueError as error:
         st.error(str(error))

@@ -16,6 +16,7 @@ from elmo_keras.explorer.gradients import (
     final_accuracies,
     load_gradient_models,
     measurements_for,
+    page_defaults,
     page_study,
     ready_gradient_models,
     saved_version,
@@ -113,9 +114,12 @@ with right:
                     key="gradients_trained")
 
 st.subheader("Clipping by norm: g ← g · θ / max(‖g‖, θ)")
-st.caption(f"Each model's whole ∂L/∂h (all steps, all sequences) is clipped as one tensor, as Keras' clipnorm clips "
-           f"each gradient tensor. The dash-dotted line is a vanilla RNN with U of gain {EXPLODING_SCALE:g}, whose "
-           f"gradient grows with distance (exploding).")
+st.caption("Keras' clipnorm rescales each weight gradient ∂L/∂W = Σ_t ∂L/∂h_t · ∂h_t/∂W by one factor "
+           "min(1, θ/‖∂L/∂W‖): every step's share of it keeps its size relative to the others. The chart applies that "
+           "rescaling to each model's whole ∂L/∂h (all steps, all sequences) as one tensor, which shows the same thing "
+           "step by step: one factor for all steps, so the far/near ratio cannot change. "
+           f"The dash-dotted line is a vanilla RNN with U of gain {EXPLODING_SCALE:g}, whose "
+           "gradient grows with distance (exploding).")
 st.plotly_chart(charts.clipping_by_distance(study.clipped, theta), width="stretch", key="gradients_clipping")
 st.dataframe(study.clip_summary.rename(columns={
     "gradient_norm": "‖g‖", "factor": "factor min(1, θ/‖g‖)", "clipped_norm": "‖g‖ clipped",
@@ -134,5 +138,8 @@ with right:
 st.subheader("Quiz")
 choice = st.radio(QUESTION, OPTIONS, index=None, key=QUIZ_KEY)
 if choice is not None:
-    correct, explanation = quiz_explanation(study, final_accuracies(trained), OPTIONS.index(choice))
+    # the explanation quotes the page's default settings (the sliders can make any untrained model explode)
+    defaults = measurements(trained, models_dir, saved_version(models_dir), *page_defaults(trained.settings))
+    correct, explanation = quiz_explanation(page_study(defaults, theta), final_accuracies(trained),
+                                            OPTIONS.index(choice))
     (st.success if correct else st.info)(explanation)

@@ -121,3 +121,16 @@ def test_typed_sentences_are_checked():
         typed_sentence_tokens("  ")
     with pytest.raises(ValueError, match="the limit is"):
         typed_sentence_tokens("word " * 41)
+
+
+def test_a_users_model_under_the_reserved_name_is_neither_replaced_nor_deleted(tmp_path):
+    from elmo_keras.explorer.classification import classifiers_directory, discard_classifiers, train_default_classifiers
+
+    user_model = classifiers_directory(tmp_path)
+    user_model.mkdir()
+    (user_model / "vocabulary.json").write_text("{}")
+    with pytest.raises(ValueError, match="vocabulary.json, which the explorer did not write"):
+        train_default_classifiers(tmp_path)
+    with pytest.raises(ValueError, match="rename that directory"):
+        discard_classifiers(tmp_path)
+    assert (user_model / "vocabulary.json").is_file()

@@ -101,3 +101,16 @@ def test_a_broken_save_is_reported_and_can_be_discarded(dialogue_models_dir, tmp
         load_dialogue_models(copy)
     discard_dialogue_models(copy)
     assert dialogue_model_paths(copy) is None
+
+
+def test_a_users_model_under_the_reserved_name_is_neither_replaced_nor_deleted(tmp_path):
+    from elmo_keras.explorer.dialogue import dialogue_dir, discard_dialogue_models, train_default_dialogue_models
+
+    user_model = dialogue_dir(tmp_path)
+    user_model.mkdir()
+    (user_model / "model.keras").write_bytes(b"a biLM saved before the name was reserved")
+    with pytest.raises(ValueError, match="rename that directory"):
+        train_default_dialogue_models(tmp_path)
+    with pytest.raises(ValueError, match="rename that directory"):
+        discard_dialogue_models(tmp_path)
+    assert (user_model / "model.keras").is_file()

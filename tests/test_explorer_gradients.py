@@ -121,3 +121,24 @@ def test_default_measurements_are_read_back_from_disk(trained_dir, tmp_path, mon
     damaged = tmp_path / "measurements.npz"
     damaged.write_bytes(b"PK\x03\x04 truncated")
     assert read_measurements(damaged) is None and read_measurements(tmp_path / "absent.npz") is None
+
+
+def test_measurements_missing_from_disk_are_measured_once_and_kept(trained_dir, tmp_path):
+    """The shipped models come without measurements.npz: the first visit measures and writes it beside them."""
+    copy = tmp_path / "models"
+    shutil.copytree(gradients_dir(trained_dir), gradients_dir(copy))
+    (gradients_dir(copy) / MEASUREMENTS_FILE).unlink()
+    trained = load_gradient_models(copy)
+    measured = gradients.measurements_for(copy, trained, *gradients.page_defaults(trained.settings))
+    kept = read_measurements(gradients_dir(copy) / MEASUREMENTS_FILE)
+    assert kept is not None and kept.runs.keys() == measured.runs.keys()
+    assert sorted(p.name for p in gradients_dir(copy).iterdir()) == sorted(gradients.OWN_ENTRIES)  # no temp file
+
+
+def test_a_users_model_under_the_reserved_name_is_never_replaced(tmp_path):
+    user_model = gradients_dir(tmp_path)
+    user_model.mkdir()
+    (user_model / "model.keras").write_bytes(b"a biLM saved before the name was reserved")
+    with pytest.raises(ValueError, match="model.keras, which the explorer did not write"):
+        train_gradient_models(tmp_path, settings=TINY)
+    assert (user_model / "model.keras").read_bytes() == b"a biLM saved before the name was reserved"

@@ -123,3 +123,19 @@ def test_the_shipped_classifiers_and_gradient_models_load_and_did_learn():
         assert accuracy >= 0.9, (kind, accuracy)
     accuracies = final_accuracies(load_gradient_models(_shipped(GRADIENTS_DIR_NAME).parent))
     assert accuracies["LSTM"] >= 0.9, accuracies  # the LSTM remembers the first of 50 symbols
+
+
+def test_a_shipped_directory_counts_only_when_it_holds_models(tmp_path, monkeypatch):
+    from elmo_keras.explorer import shipped_models
+
+    monkeypatch.setattr(shipped_models, "shipped_models_directory", lambda: tmp_path)
+    (tmp_path / "stray").mkdir()
+    (tmp_path / "stray" / "notes.txt").write_text("not a model")
+    (tmp_path / "half-set" / "hred").mkdir(parents=True)
+    (tmp_path / "half-set" / "hred" / "model.keras").write_bytes(b"x")
+    (tmp_path / "half-set" / "vhred").mkdir()
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "rnn.keras").write_bytes(b"x")
+    assert shipped_models.shipped_model("stray") is None and shipped_models.shipped_model("half-set") is None
+    assert shipped_models.shipped_model("files") == tmp_path / "files"
+    assert shipped_models.shipped_model("absent") is None

@@ -127,6 +127,7 @@ def build_lecture_models(directory: pathlib.Path) -> None:
     train_gradient_models(directory)
     # the measured gradients (4.9 MiB of float32 noise that does not compress) are not shipped: the page measures
     # them again in about 3 s on its first visit and keeps them in the user's models directory
+    # (``explorer.gradients.keep_measurements``)
     (directory / GRADIENTS_DIR_NAME / MEASUREMENTS_FILE).unlink()
 
 

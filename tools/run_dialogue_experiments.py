@@ -123,8 +123,8 @@ def conclusion(summary, kl_curves) -> str:
     poor = [method for method, value in valid.items() if value < 0.5]
     quality = ("**Reply quality**: share of generated replies that are a plausible reply of their held-out context — "
                + ", ".join(f"{method}: {value:.2f}" for method, value in valid.items()) + ". "
-               + (f"Below one half ({', '.join(poor)}): after {TRAINING['epochs']} epochs those models still underfit "
-                  "the topic set two turns back (the std over seeds shows which seeds did)." if poor
+               + (f"Below one half ({', '.join(poor)}): after {TRAINING['epochs']} epochs those models mostly miss "
+                  "the topic set two turns back (not measured why; the std over seeds shows which seeds did)." if poor
                   else "Every model mostly uses the topic set turns back."))
     return "\n\n".join(["**KL per token while training** (mean over seeds): " + " ".join(lines), verdict, quality])
 

@@ -23,7 +23,7 @@ from keras import ops
 
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.classification_views import SlidingStep, sliding_step
-from elmo_keras.explorer.model_store import CLASSIFIERS_DIR_NAME, ModelRef
+from elmo_keras.explorer.model_store import CLASSIFIERS_DIR_NAME, ModelRef, check_page_directory
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models.classifiers import (
     KINDS,
@@ -115,6 +115,7 @@ def train_default_classifiers(models_dir: str | os.PathLike, progress: Progress 
     """
     settings = PAGE_SETTINGS if settings is None else settings
     target = classifiers_directory(models_dir)
+    check_page_directory(target, KINDS)
     staging = staging_directory(target)
     try:
         for step, kind in enumerate(KINDS):
@@ -131,7 +132,12 @@ def train_default_classifiers(models_dir: str | os.PathLike, progress: Progress 
 
 
 def discard_classifiers(models_dir: str | os.PathLike) -> None:
-    """Delete the saved classifiers (a broken set), so that the next visit trains them again."""
+    """Delete the saved classifiers (a broken set), so that the next visit trains them again.
+
+    Raises:
+        ValueError: the directory holds files the page did not write (``check_page_directory``).
+    """
+    check_page_directory(classifiers_directory(models_dir), KINDS)
     shutil.rmtree(classifiers_directory(models_dir), ignore_errors=True)
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 from elmo_keras.data.dialogue import TURN_SEPARATOR, dialogue_references, split_turns
 from elmo_keras.data.packaged_results import packaged_results
 from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.model_store import DIALOGUE_DIR_NAME
+from elmo_keras.explorer.model_store import DIALOGUE_DIR_NAME, check_page_directory
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models.dialogue import (
     beam_responses,
@@ -82,6 +82,12 @@ def dialogue_model_paths(models_dir: str | os.PathLike) -> tuple[pathlib.Path, p
     return None
 
 
+def saved_version(models_dir: str | os.PathLike) -> tuple[int, ...]:
+    """The saved models' modification times (ns): a key for caches that must see a retrained or reinstalled pair."""
+    paths = dialogue_model_paths(models_dir) or ()
+    return tuple((path / MODEL_FILE).stat().st_mtime_ns for path in paths)
+
+
 def ready_dialogue_paths(models_dir: str | os.PathLike) -> tuple[pathlib.Path, pathlib.Path] | None:
     """``dialogue_model_paths`` after installing the shipped models (``tools/build_shipped_models.py``: trained
     with the experiment's settings) where the models directory has none; None only where the package ships none
@@ -103,6 +109,7 @@ def train_default_dialogue_models(models_dir: str | os.PathLike, progress: Progr
     Returns:
         ``(hred, vhred)`` model directories.
     """
+    check_page_directory(dialogue_dir(models_dir), KINDS)
     for step, kind in enumerate(KINDS):
         if progress is not None:
             progress(step, kind.upper())
@@ -134,6 +141,7 @@ def load_dialogue_models(models_dir: str | os.PathLike):
 
 def discard_dialogue_models(models_dir: str | os.PathLike) -> None:
     """Remove the page's saved models (a broken save), so the next visit trains them again."""
+    check_page_directory(dialogue_dir(models_dir), KINDS)
     shutil.rmtree(dialogue_dir(models_dir), ignore_errors=True)
 
 

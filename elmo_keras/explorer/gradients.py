@@ -3,7 +3,8 @@
 On first use ``train_gradient_models`` trains both models on the remember-the-first-symbol task (small sizes, see
 the constants) and saves them under ``GRADIENTS_DIR_NAME`` in the models directory in one step (a staging
 directory renamed into place): ``rnn.keras``, ``lstm.keras``, ``training.json`` (settings, per-epoch loss and
-accuracy, seconds) and ``measurements.npz`` (the gradients at the page's default settings, ``gradients_store``).
+accuracy, seconds) and ``measurements.npz`` (the gradients at the page's default settings, ``gradients_store``;
+the shipped models come without it, and ``measurements_for`` writes it on the first visit).
 ``load_gradient_models`` reads them back; a damaged directory is a ``ValueError`` that says
 to retrain. ``page_measurements`` measures the untrained and trained models for the page's settings and
 ``analysis.gradient_results.gradient_study`` turns that into tables for any clipping threshold.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
@@ -33,12 +35,13 @@ from elmo_keras.analysis.gradient_results import (
 from elmo_keras.analysis.gradient_task import NUM_SYMBOLS, train_remember_first
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements, write_measurements
-from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME
+from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.safe_files import read_json_object, replace_directory, staging_directory, write_json_object
 
 MODEL_FILES = {"vanilla RNN": "rnn.keras", "LSTM": "lstm.keras"}
 TRAINING_FILE = "training.json"
+OWN_ENTRIES = (*MODEL_FILES.values(), TRAINING_FILE, MEASUREMENTS_FILE)  # what the page writes into its directory
 TRAINING_STEPS = (*MODEL_FILES, "gradients")  # what the first use runs, in order
 DEFAULT_THETA = 1.0  # clips the exploding RNN's ‖∂L/∂h‖ (~1e5), leaves the untrained models' (~0.1–0.3) alone
 INITIAL_FORGET_BIAS = 3.0  # the page's untrained LSTM starts where the trained one did
@@ -111,6 +114,8 @@ def train_gradient_models(models_dir: str | os.PathLike, progress: Progress | No
         settings: ``GradientSettings``. Defaults to ``FIRST_USE_SETTINGS`` (the page's).
     """
     settings = settings or FIRST_USE_SETTINGS
+    target = gradients_dir(models_dir)
+    check_page_directory(target, OWN_ENTRIES)  # before the training: a user's files there are never replaced
 
     def report(step):
         if progress is not None:
@@ -127,13 +132,17 @@ def train_gradient_models(models_dir: str | os.PathLike, progress: Progress | No
     trained = TrainedModels(models, settings, histories)
     report(len(MODEL_FILES))
     measurements = page_measurements(trained, *page_defaults(settings))
-    staging = staging_directory(gradients_dir(models_dir))
-    for label, model in models.items():
-        model.save(staging / MODEL_FILES[label])
-    write_measurements(staging / MEASUREMENTS_FILE, measurements)
-    if not write_json_object(staging / TRAINING_FILE, {"settings": asdict(settings), "histories": histories}):
-        raise OSError(f"cannot write {staging / TRAINING_FILE}")
-    replace_directory(staging, gradients_dir(models_dir))
+    staging = staging_directory(target)
+    try:
+        for label, model in models.items():
+            model.save(staging / MODEL_FILES[label])
+        write_measurements(staging / MEASUREMENTS_FILE, measurements)
+        if not write_json_object(staging / TRAINING_FILE, {"settings": asdict(settings), "histories": histories}):
+            raise OSError(f"cannot write {staging / TRAINING_FILE}")
+        replace_directory(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
     report(len(TRAINING_STEPS))
     return trained
 
@@ -195,11 +204,26 @@ def page_defaults(settings: GradientSettings) -> tuple[int, float, float]:
 def measurements_for(models_dir: str | os.PathLike, trained: TrainedModels, length: int, rnn_scale: float,
                      forget_bias: float) -> Measurements:
     """``page_measurements``, read from disk for the page's defaults when the first use saved them there."""
-    if (length, rnn_scale, forget_bias) == page_defaults(trained.settings):
-        stored = read_measurements(gradients_dir(models_dir) / MEASUREMENTS_FILE)
-        if stored is not None and stored.length == length:
-            return stored
-    return page_measurements(trained, length, rnn_scale, forget_bias)
+    if (length, rnn_scale, forget_bias) != page_defaults(trained.settings):
+        return page_measurements(trained, length, rnn_scale, forget_bias)
+    path = gradients_dir(models_dir) / MEASUREMENTS_FILE
+    stored = read_measurements(path)
+    if stored is not None and stored.length == length:
+        return stored
+    measured = page_measurements(trained, length, rnn_scale, forget_bias)
+    keep_measurements(path, measured)
+    return measured
+
+
+def keep_measurements(path: pathlib.Path, measurements: Measurements) -> None:
+    """Write the page's default measurements beside the models (the shipped models come without them), through a
+    temporary file renamed into place; a directory that takes no file only costs a measurement per process."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write_measurements(temporary, measurements)
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
 
 
 def page_study(measurements: Measurements, theta: float) -> GradientStudy:

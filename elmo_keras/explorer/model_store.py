@@ -181,6 +181,29 @@ def validate_model_name(name: str, directory: str | os.PathLike | None = None, o
     return name
 
 
+def check_page_directory(directory: str | os.PathLike, own_entries) -> None:
+    """Refuse to replace or delete a page's reserved ``directory`` when it holds anything the page did not write.
+
+    The names in ``RESERVED_NAMES`` were free before their pages existed, so a user's model may live under one.
+
+    Args:
+        directory: the page's directory (e.g. ``<models dir>/classifiers-toy``); nothing to check if absent.
+        own_entries: the names the page writes there.
+
+    Raises:
+        ValueError: the directory holds other entries; the message names them and says how to fix it.
+    """
+    directory = pathlib.Path(directory)
+    foreign = sorted(path.name for path in directory.iterdir()  # hidden entries: our own temporary files
+                     if path.name not in own_entries and not path.name.startswith(".")) \
+        if directory.is_dir() else []
+    if foreign:
+        raise ValueError(f"{directory} holds {', '.join(foreign)}, which the explorer did not write there, so it will "
+                         f"neither replace nor delete it. The name {directory.name!r} is reserved for a page's "
+                         "models: rename that directory (e.g. to keep a model you saved under that name) and "
+                         "reload the page.")
+
+
 def load_model(ref: ModelRef):
     """Load the ``BiLanguageModel`` ``ref`` points at (errors from ``load_bilm`` name the bad file)."""
     # here: Keras loads with the first model (listing models and reading stored results need none)

@@ -24,6 +24,7 @@ from elmo_keras.explorer.model_store import (
     TAGLM_DIR_NAME,
 )
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME
+from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.safe_files import staging_directory
 
 SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, CLASSIFIERS_DIR_NAME,
@@ -37,11 +38,17 @@ def shipped_models_directory() -> pathlib.Path:
 
 
 def shipped_model(name: str) -> pathlib.Path | None:
-    """The shipped directory called ``name`` (a model directory, or a page's set of models such as the dialogue
-    page's ``hred`` and ``vhred``), or None when the package holds none. ``tools/build_shipped_models.py`` writes
-    each in one rename, so a directory there is complete."""
+    """The shipped directory called ``name``, or None when the package holds no complete one: a model directory
+    (its ``model.keras``), a page's set of model directories (the dialogue page's ``hred`` and ``vhred``: each
+    with its ``model.keras``) or a page's ``.keras`` files (the gradients page's ``rnn.keras`` and ``lstm.keras``)."""
     directory = shipped_models_directory() / name
-    return directory if directory.is_dir() and any(directory.iterdir()) else None
+    if (directory / MODEL_FILE).is_file():
+        return directory
+    parts = sorted(directory.iterdir()) if directory.is_dir() else []
+    models = [path for path in parts if path.is_dir()]
+    if models and all((path / MODEL_FILE).is_file() for path in models):
+        return directory
+    return directory if not models and any(path.suffix == ".keras" for path in parts) else None
 
 
 def install_shipped_model(models_dir: str | os.PathLike, name: str) -> bool:
