@@ -286,20 +286,20 @@ def test_a_stop_signal_whose_exception_was_lost_still_stops_the_command(signal_n
     batch stops the command."""
     import time
 
-    from elmo_keras import cli
+    from elmo_keras.cli import stopping
 
-    expected = cli.Terminated if stop == "Terminated" else KeyboardInterrupt
+    expected = stopping.Terminated if stop == "Terminated" else KeyboardInterrupt
     drawn = []
-    with cli.stop_signals_stop_the_command():
+    with stopping.stop_signals_stop_the_command():
         try:
             os.kill(os.getpid(), getattr(signal, signal_name))
             time.sleep(5)  # the handler runs here, at the latest
         except expected:
             pass  # lost, as it is inside a gc callback
         with pytest.raises(expected):
-            cli.checked_progress(lambda done, total: drawn.append(done))(1, 2)
+            stopping.checked_progress(lambda done, total: drawn.append(done))(1, 2)
     assert drawn == []
-    cli.raise_if_stopped()  # outside the command: nothing pending
+    stopping.raise_if_stopped()  # outside the command: nothing pending
 
 
 def test_a_stop_signal_turned_into_an_error_is_reported_as_the_stop(monkeypatch, capsys):
@@ -329,16 +329,16 @@ def test_a_signal_inside_a_gc_callback_or_finaliser_is_only_remembered():
     import gc
     import sys
 
-    from elmo_keras import cli
+    from elmo_keras.cli import stopping
 
     seen = []
 
     def callback(phase, info):
-        seen.append(cli._inside_a_finaliser(sys._getframe()))
+        seen.append(stopping._inside_a_finaliser(sys._getframe()))
 
     class Finalised:
         def __del__(self):
-            seen.append(cli._inside_a_finaliser(sys._getframe()))
+            seen.append(stopping._inside_a_finaliser(sys._getframe()))
 
     gc.callbacks.append(callback)
     try:
@@ -347,4 +347,4 @@ def test_a_signal_inside_a_gc_callback_or_finaliser_is_only_remembered():
         gc.callbacks.remove(callback)
     Finalised()
     assert len(seen) >= 3 and all(seen)
-    assert not cli._inside_a_finaliser(sys._getframe())
+    assert not stopping._inside_a_finaliser(sys._getframe())

@@ -121,13 +121,17 @@ class BiLanguageModel(keras.Model):
         forward_logits, backward_logits = ops.split(logits, 2, axis=0)
         return {"forward_logits": forward_logits, "backward_logits": backward_logits, "mask": mask}
 
-    @staticmethod
-    def _direction_loss(logits, targets):
-        """Mean cross-entropy over non-padding targets; also returns the token count."""
+    def _direction_loss(self, logits, targets):
+        """Mean cross-entropy over non-padding targets (``_token_mean``); also returns the token count."""
         weights = ops.cast(ops.not_equal(targets, PAD_ID), logits.dtype)
         losses = keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
         count = ops.sum(weights)
-        return ops.sum(losses * weights) / ops.maximum(count, 1.0), count
+        return self._token_mean(ops.sum(losses * weights), count), count
+
+    @staticmethod
+    def _token_mean(total, count):
+        """``total / count``: a summed loss over ``count`` real target tokens, as a mean (0 tokens: ``total``)."""
+        return total / ops.maximum(count, 1.0)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """Forward + backward mean cross-entropy over real target tokens; updates both perplexity metrics.
