@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 import numpy as np
-from timing import fastest_seconds
+from timing import cpu_name, fastest_seconds
 
 BATCH, STEPS, NUM_TAGS, MIN_LENGTH = 32, 40, 17, 20
 TOP_K = 5
@@ -169,14 +169,6 @@ def report(seconds, reference):
                 line += f", target ≥ {TARGETS[case]:g}x: {'met' if ratio >= TARGETS[case] else 'NOT met'}"
         print(line)
 
-
-def cpu_name(path="/proc/cpuinfo"):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as cpuinfo:
-            names = [line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")]
-    except OSError:
-        names = []
-    return f"{names[0]} ({len(names)} logical CPUs)" if names else "unknown CPU"
 
 
 def main():

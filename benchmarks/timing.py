@@ -19,3 +19,14 @@ def fastest_seconds(fn, repeats):
         fn()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def cpu_name(path: str = "/proc/cpuinfo") -> str:
+    """The CPU's ``model name`` from ``/proc/cpuinfo`` and the number of logical CPUs (``"unknown CPU"`` elsewhere):
+    every benchmark names the machine its seconds come from."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as cpuinfo:
+            names = [line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")]
+    except OSError:
+        names = []
+    return f"{names[0]} ({len(names)} logical CPUs)" if names else "unknown CPU"

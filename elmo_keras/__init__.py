@@ -27,7 +27,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.models": ["BiLanguageModel", "BiLMConfig", "Seq2Seq", "Seq2SeqConfig", "get_preset", "load_bilm",
                           "load_seq2seq", "train_bilm", "train_seq2seq"],
     "elmo_keras.pretrained": ["ElmoEmbedder", "ElmoOptions", "OptionsError", "PretrainedFileError", "WeightFileError",
-                              "load_pretrained_bilm", "load_pretrained_elmo"],
+                              "export_pretrained", "fine_tune_pretrained", "load_pretrained_bilm",
+                              "load_pretrained_elmo"],
     "elmo_keras.text": ["MAX_CHARS_PER_TOKEN", "Vocabulary", "batch_to_ids", "tokenize"],
 })
 
@@ -63,6 +64,8 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         OptionsError,
         PretrainedFileError,
         WeightFileError,
+        export_pretrained,
+        fine_tune_pretrained,
         load_pretrained_bilm,
         load_pretrained_elmo,
     )
@@ -74,7 +77,8 @@ __all__ = [
     "CRF", "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoEmbedder",
     "ElmoOptions", "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix",
     "Seq2Seq", "Seq2SeqConfig", "Vocabulary", "WeightFileError", "WordEmbedding", "__version__", "analysis",
-    "batch_to_ids", "beam_search", "cosine_similarity_matrices", "data", "exhaustive_search", "get_preset", "greedy",
+    "batch_to_ids", "beam_search", "cosine_similarity_matrices", "data", "exhaustive_search", "export_pretrained",
+    "fine_tune_pretrained", "get_preset", "greedy",
     "layer_embeddings", "load_bilm", "load_pretrained_bilm", "load_pretrained_elmo", "load_seq2seq", "sample",
     "tagging", "tokenize", "train_bilm", "train_seq2seq",
 ]

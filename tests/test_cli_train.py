@@ -4,6 +4,7 @@ import pytest
 
 from elmo_keras.cli import main
 from elmo_keras.models import load_bilm
+from tests.backend_support import BACKEND
 
 
 def test_train_writes_a_loadable_model_directory(tmp_path, capsys):
@@ -144,3 +145,87 @@ def test_a_diverging_training_is_an_error_and_keeps_the_previous_model(tmp_path,
     err = capsys.readouterr().err
     assert err.startswith("error: training diverged: the loss became nan") and err.count("\n") == 1
     assert (tmp_path / "m" / "model.keras").read_bytes() == before
+
+
+# -- streamed corpora, vocabulary files, distribution and checkpoints (issue #17) ----------------------------------
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--devices", "2"], "--devices splits the CPU for data-parallel training: add --strategy mirrored"),
+    (["--resume"], "--checkpoint-every and --resume need --checkpoint-dir"),
+    (["--checkpoint-every", "5"], "--checkpoint-every and --resume need --checkpoint-dir"),
+    (["--checkpoint-dir", "c", "--checkpoint-every", "0"], "--checkpoint-every must be >= 1, received 0"),
+    (["--min-count", "0"], "--min-count must be >= 1, received 0"),
+    (["--negative-samples", "0"], "--negative-samples must be >= 1, received 0"),
+    (["--vocab", "v.txt", "--max-vocab", "10"], "--min-count and --max-vocab choose the tokens of a vocabulary "
+                                                 "built from the corpus; they do not apply with --vocab"),
+    (["--stream"], "--stream needs --corpus"),
+    (["--strategy", "ring"], "argument --strategy: invalid choice: 'ring'"),
+])
+def test_train_refuses_inconsistent_scale_flags(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as info:
+        main(["train", str(tmp_path / "m"), "--preset", "tiny", *argv])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_train_streams_gz_shards_with_a_bilm_vocabulary_file_and_resumes(tmp_path, capsys):
+    import gzip
+
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for index, lines in enumerate([["the bank was closed .", "we sat by the river ."],
+                                   ["the river bank .", "the bank raised rates ."]]):
+        with gzip.open(shards / f"part-{index}.txt.gz", "wt", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["<S>", "</S>", "<UNK>", "the", "bank", "river", "."]) + "\n", encoding="utf-8")
+    argv = ["train", str(tmp_path / "m"), "--corpus", str(shards / "*.txt.gz"), "--vocab", str(vocab),
+            "--preset", "tiny", "--epochs", "1", "--batch-size", "2", "--checkpoint-dir", str(tmp_path / "ckpt"),
+            "--checkpoint-every", "1", "--quiet"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "saved" in err and "4 sentences" in err and "train perplexity (on its first 4 sentences)" in err
+    model = load_bilm(tmp_path / "m")
+    assert model.vocabulary.tokens[4:] == ["the", "bank", "river", "."]
+    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["checkpoint-000000001.npz",
+                                                                     "checkpoint-000000002.npz"]
+    assert main([*argv, "--resume"]) == 0  # already at the last step: nothing left to train
+    assert "checkpoints: resumed from checkpoint-000000002.npz (step 2)" in capsys.readouterr().err
+
+
+def test_train_refuses_a_checkpoint_directory_inside_the_output(tmp_path, capsys, no_training):
+    assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--checkpoint-dir",
+                 str(tmp_path / "m" / "ckpt"), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --checkpoint-dir {tmp_path / 'm' / 'ckpt'} lies inside the output directory")
+
+
+def test_an_interrupted_run_with_checkpoints_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    from elmo_keras.cli import train as train_command
+    from elmo_keras.models.checkpoints import TrainingState, write_checkpoint
+    from elmo_keras.text.vocabulary import Vocabulary
+
+    def interrupted_training(*args, checkpoint_dir, **kwargs):
+        state = TrainingState(3, {"model": [], "optimizer": [], "metric": []},
+                              {"model": [], "optimizer": [], "metric": []}, {}, {}, Vocabulary(["bank"]))
+        write_checkpoint(checkpoint_dir, state)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_command, "train_bilm", interrupted_training)
+    assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--checkpoint-dir", str(tmp_path / "c")]) == 130
+    err = capsys.readouterr().err
+    assert (f"note: the latest checkpoint is {tmp_path / 'c' / 'checkpoint-000000003.npz'}; run the same command "
+            "with --resume to continue from it") in err
+    assert err.rstrip().endswith("no incomplete output is left behind)")
+
+
+@pytest.mark.skipif(BACKEND == "jax", reason="on JAX the test process could still be split into 2 CPU devices, "
+                                             "which would change every later test")
+def test_devices_after_the_runtime_started_is_one_clear_error(tmp_path, capsys, no_training):
+    from elmo_keras._quiet import keras
+
+    keras.ops.zeros(1)  # the runtime has started (as it has in any test process)
+    strategy = "mirrored" if BACKEND == "tensorflow" else "data-parallel"
+    assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--strategy", strategy, "--devices", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --devices 2: ") and err.count("\n") == 1

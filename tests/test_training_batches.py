@@ -97,7 +97,9 @@ def test_compiled_inference_does_not_keep_models_alive(tiny_models_dir):
 def test_a_corpus_too_large_to_hold_encoded_is_fed_batch_by_batch(monkeypatch):
     batches = corpus_batches()
     monkeypatch.setattr(batches_module, "MAX_GATHERED_BYTES", 1000)
-    assert training_batches(batches, epochs=2) is batches
+    fed = training_batches(batches, epochs=2)
+    assert isinstance(fed, batches_module.PlannedBatches) and len(fed) == 2 * len(batches)
+    np.testing.assert_array_equal(fed[len(batches)][0], batches.encoded(batches.epoch_batches(1)[0])[0])
 
 
 def test_training_from_the_pydataset_works_too(monkeypatch):

@@ -6,7 +6,8 @@ and add an entry; ``main`` needs no change.
 
 Commands:
     embed   embed a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout.
-    train   train a biLM (built-in polysemy corpus or a text file) and save a model directory.
+    train   train a biLM (the built-in polysemy corpus, a text file, or streamed shards: a glob, .gz) and save a
+            model directory; checkpoints, resuming, sampled softmax and data-parallel training are options.
 """
 
 from __future__ import annotations

@@ -1,30 +1,68 @@
-"""The ``train`` command: a biLM trained on the built-in polysemy corpus or a text file, saved as a model directory."""
+"""The ``train`` command: a biLM trained on the built-in polysemy corpus, a text file or streamed text files (a
+glob, ``.gz`` shards), optionally data-parallel and resumable from checkpoints, saved as a model directory.
+
+``--corpus`` is read in two ways:
+
+- a plain file (no glob characters, not ``.gz``): loaded in memory, as always;
+- a quoted glob (``'shards/*.txt.gz'``), a ``.gz`` file, or any path with ``--stream``: streamed
+  (``data.streaming.StreamingCorpus``), never loaded whole; the vocabulary comes from one streaming pass
+  (``--min-count``, ``--max-vocab``) unless ``--vocab`` gives a bilm-tf vocabulary file.
+"""
 
 from __future__ import annotations
 
 import argparse
+import glob
 import math
 import os
 import sys
 
 from elmo_keras.cli.embed import check_batch_size_argument
-from elmo_keras.cli.stopping import EXIT_OK, raise_if_stopped
+from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
+from elmo_keras.data.corpus_files import corpus_paths
+from elmo_keras.models.checkpoints import checkpoint_files
+from elmo_keras.models.distribution import configure_cpu_devices
 from elmo_keras.models.persistence import check_save_target
-from elmo_keras.models.presets import PRESETS
+from elmo_keras.models.presets import PRESETS, get_preset
 from elmo_keras.models.training import train_bilm
-from elmo_keras.safe_files import refuse_directory_holding
+from elmo_keras.safe_files import is_inside, refuse_directory_holding
+from elmo_keras.text.vocabulary_files import read_bilm_vocabulary
+
+STRATEGIES = ("mirrored", "data-parallel")
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``train`` command's arguments."""
     parser.add_argument("output", help="model directory to write (model.keras, vocabulary.json, training.json)")
-    parser.add_argument("--corpus", metavar="FILE",
-                        help="UTF-8 text file, one sentence per line (default: the built-in polysemy corpus)")
+    parser.add_argument("--corpus", metavar="FILE_OR_GLOB",
+                        help="UTF-8 text, one sentence per line: a file (loaded in memory) or a quoted glob / .gz "
+                             "shards (streamed) (default: the built-in polysemy corpus)")
+    parser.add_argument("--stream", action="store_true", help="stream --corpus even if it is one plain file")
+    parser.add_argument("--vocab", metavar="FILE", help="a bilm-tf vocabulary file (one token per line, with <S>, "
+                                                        "</S>, <UNK>) instead of building one from the corpus")
+    parser.add_argument("--min-count", type=int, default=1, metavar="N",
+                        help="keep corpus tokens seen at least N times (default 1)")
+    parser.add_argument("--max-vocab", type=int, metavar="N", help="keep the N most frequent corpus tokens")
     parser.add_argument("--preset", default="toy", choices=sorted(PRESETS), help="model size (default: toy)")
     parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the preset's)")
     parser.add_argument("--learning-rate", type=float, metavar="LR", help="Adam learning rate (default: the preset's)")
     parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the preset's)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--negative-samples", type=int, metavar="N",
+                        help="train with a sampled softmax over N negatives (default: the preset's; full softmax)")
+    parser.add_argument("--strategy", choices=STRATEGIES,
+                        help="data-parallel training: mirrored (TensorFlow) or data-parallel (JAX), over every GPU, "
+                             "else every CPU device (see --devices); --batch-size is the global batch")
+    parser.add_argument("--devices", type=int, metavar="N",
+                        help="split the CPU into N logical devices for --strategy (a simulation on a machine "
+                             "without accelerators)")
+    parser.add_argument("--checkpoint-dir", metavar="DIR",
+                        help="write a checkpoint at every epoch end (and every --checkpoint-every steps) into DIR; "
+                             "the latest 2 are kept")
+    parser.add_argument("--checkpoint-every", type=int, metavar="N", help="optimizer steps between checkpoints")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue from the newest checkpoint in --checkpoint-dir (same corpus and settings; "
+                             "from scratch if there is none)")
     parser.add_argument("--quiet", action="store_true", help="no per-epoch lines")
 
 
@@ -35,6 +73,26 @@ def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
     check_batch_size_argument(parser, args.batch_size)
     if args.learning_rate is not None and not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
         parser.error(f"--learning-rate must be a finite number > 0, received {args.learning_rate}")
+    for flag, value, least in (("--min-count", args.min_count, 1), ("--max-vocab", args.max_vocab, 1),
+                               ("--negative-samples", args.negative_samples, 1), ("--devices", args.devices, 1),
+                               ("--checkpoint-every", args.checkpoint_every, 1)):
+        if value is not None and value < least:
+            parser.error(f"{flag} must be >= {least}, received {value}")
+    if args.vocab and (args.min_count != 1 or args.max_vocab is not None):
+        parser.error("--min-count and --max-vocab choose the tokens of a vocabulary built from the corpus; "
+                     "they do not apply with --vocab")
+    if args.devices is not None and args.strategy is None:
+        parser.error("--devices splits the CPU for data-parallel training: add --strategy mirrored (TensorFlow) "
+                     "or --strategy data-parallel (JAX)")
+    if args.checkpoint_dir is None and (args.checkpoint_every is not None or args.resume):
+        parser.error("--checkpoint-every and --resume need --checkpoint-dir")
+    if args.stream and not args.corpus:
+        parser.error("--stream needs --corpus")
+
+
+def is_streamed(args: argparse.Namespace) -> bool:
+    """Whether ``--corpus`` is streamed: a glob, a ``.gz`` file, or ``--stream`` (else a file loaded in memory)."""
+    return bool(args.corpus) and (args.stream or glob.has_magic(args.corpus) or args.corpus.endswith(".gz"))
 
 
 def read_corpus_file(path: str) -> list[str]:
@@ -63,20 +121,26 @@ def read_corpus_file(path: str) -> list[str]:
     return lines
 
 
-def check_model_dir_output(path: str, corpus: str | None = None) -> None:
+def check_model_dir_output(path: str, corpus: str | list[str] | None = None,
+                           checkpoint_dir: str | None = None) -> None:
     """Check, before training, that a model directory can be written at ``path`` (new, or an existing directory
     holding at most a model directory's files, which saving replaces) without touching ``corpus``.
 
     Raises:
         FileExistsError: ``path`` is an existing file, or a directory holding other files.
-        OutputOverwritesInputError: ``path`` is or contains the corpus file.
+        OutputOverwritesInputError: ``path`` is or contains the corpus file (or one of the streamed files).
+        ValueError: ``checkpoint_dir`` is ``path`` or inside it (saving would delete the checkpoints).
         NotADirectoryError: a parent of ``path`` is a file.
         PermissionError: the directory that would hold it is not writable.
     """
     if os.path.exists(path) and not os.path.isdir(path):
         raise FileExistsError(f"output {path} is an existing file, but train writes a model directory there; "
                               "choose another name or remove the file")
-    refuse_directory_holding(path, {"the corpus": corpus})
+    files = corpus if isinstance(corpus, list) else [corpus]
+    refuse_directory_holding(path, {"the corpus" if len(files) == 1 else f"corpus file {f}": f for f in files})
+    if checkpoint_dir is not None and is_inside(checkpoint_dir, path):
+        raise ValueError(f"--checkpoint-dir {checkpoint_dir} lies inside the output directory {path}, which saving "
+                         "replaces as a whole; choose a checkpoint directory outside it")
     check_save_target(path)
     existing = os.path.normpath(path)
     while existing and not os.path.exists(existing):  # the nearest ancestor that exists ("" → the current one)
@@ -90,8 +154,20 @@ def check_model_dir_output(path: str, corpus: str | None = None) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     """Train a biLM and save it as ``args.output``, printing per-epoch lines and a summary on stderr."""
-    check_model_dir_output(args.output, args.corpus)  # before training, which takes a while
-    corpus = read_corpus_file(args.corpus) if args.corpus else None
+    if args.devices is not None:  # first: the backend's runtime must not have started
+        try:
+            configure_cpu_devices(args.devices)
+        except RuntimeError as error:
+            raise ValueError(f"--devices {args.devices}: {error}") from None
+    streamed = is_streamed(args)
+    corpus_files = corpus_paths(args.corpus) if streamed else args.corpus
+    check_model_dir_output(args.output, corpus_files, args.checkpoint_dir)  # before training, which takes a while
+    vocabulary = (read_bilm_vocabulary(args.vocab, lowercase=get_preset(args.preset).lowercase,
+                                       require_special_tokens=True) if args.vocab else None)
+    if streamed:
+        corpus = args.corpus
+    else:
+        corpus = read_corpus_file(args.corpus) if args.corpus else None
 
     def report(epoch: int, logs: dict) -> None:
         raise_if_stopped()
@@ -99,12 +175,30 @@ def run_train(args: argparse.Namespace) -> int:
             print(f"epoch {epoch}: loss {logs['loss']:.3f}, forward perplexity {logs['forward_perplexity']:.1f}, "
                   f"backward perplexity {logs['backward_perplexity']:.1f}", file=sys.stderr, flush=True)
 
-    model = train_bilm(corpus, preset=args.preset, epochs=args.epochs, seed=args.seed, callbacks=[report],
-                       learning_rate=args.learning_rate, batch_size=args.batch_size)
+    try:
+        model = train_bilm(corpus, preset=args.preset, epochs=args.epochs, seed=args.seed, callbacks=[report],
+                           learning_rate=args.learning_rate, batch_size=args.batch_size, vocabulary=vocabulary,
+                           min_count=args.min_count, max_size=args.max_vocab, n_negative_samples=args.negative_samples,
+                           strategy=args.strategy, checkpoint_dir=args.checkpoint_dir,
+                           checkpoint_every=args.checkpoint_every, resume=args.resume)
+    except (KeyboardInterrupt, Terminated):
+        if args.checkpoint_dir is not None and checkpoint_files(args.checkpoint_dir):
+            print(f"note: the latest checkpoint is {checkpoint_files(args.checkpoint_dir)[0]}; run the same command "
+                  "with --resume to continue from it", file=sys.stderr)
+        raise
     model.save(args.output)
-    summary = model.training_summary
+    print_summary(args, model.training_summary)
+    return EXIT_OK
+
+
+def print_summary(args: argparse.Namespace, summary: dict) -> None:
+    """The lines that end a ``train`` run: where it resumed from, what was saved, perplexities, notes."""
+    if "checkpoints" in summary and args.resume:
+        print(f"checkpoints: {summary['checkpoints']['note']}", file=sys.stderr)
+    sample = (f" (on its first {summary['train_sample_sentences']:,} sentences)"
+              if "train_sample_sentences" in summary else "")
     line = (f"saved {args.output}: {summary['num_sentences']} sentences, vocabulary {summary['vocab_size']}, "
-            f"train perplexity {summary['train']['forward_perplexity']:.1f} / "
+            f"train perplexity{sample} {summary['train']['forward_perplexity']:.1f} / "
             f"{summary['train']['backward_perplexity']:.1f}")
     if "heldout" in summary:
         line += (f", held-out {summary['heldout']['forward_perplexity']:.1f} / "
@@ -114,4 +208,3 @@ def run_train(args: argparse.Namespace) -> int:
     if "requested_batch_size" in summary:
         print(f"note: --batch-size {summary['requested_batch_size']:,} was capped at the corpus size, "
               f"{summary['config']['batch_size']:,} sentences", file=sys.stderr)
-    return EXIT_OK

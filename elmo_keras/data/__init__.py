@@ -1,7 +1,9 @@
 """Data shipped with the package: the toy polysemy corpus (``polysemy.tsv``), the toy seq2seq pairs
 (``seq2seq_pairs.tsv``), the synthetic tagging data (``*.conll``, ``tagging_unlabelled.txt``), the toy sentiment
-set (``sentiment.tsv``), the toy dialogues and their loaders."""
+set (``sentiment.tsv``), the toy dialogues and their loaders; and ``StreamingCorpus``, a training corpus streamed
+from text files (glob, gzip) that is never loaded whole."""
 
+from elmo_keras.data.corpus_files import CorpusFileError
 from elmo_keras.data.dialogue import DIALOGUE_SPLITS, dialogue_examples, dialogue_references, split_turns
 from elmo_keras.data.polysemy import (
     POS_TAGS,
@@ -14,6 +16,7 @@ from elmo_keras.data.polysemy import (
 from elmo_keras.data.sentiment import LABELS as SENTIMENT_LABELS
 from elmo_keras.data.sentiment import load_sentiment, sentiment_patterns
 from elmo_keras.data.seq2seq import SEQ2SEQ_SPLITS, load_seq2seq_pairs, seq2seq_pairs, seq2seq_references
+from elmo_keras.data.streaming import CorpusStats, StreamingCorpus
 from elmo_keras.data.tagging import (
     FRAME_ELEMENTS,
     FRAME_LABELS,
@@ -25,6 +28,7 @@ from elmo_keras.data.tagging import (
 )
 
 __all__ = [
+    "CorpusFileError", "CorpusStats", "StreamingCorpus",
     "DIALOGUE_SPLITS", "FRAME_ELEMENTS", "FRAME_LABELS", "NER_LABELS", "POS_TAGS", "SENSES", "SENTIMENT_LABELS",
     "SEQ2SEQ_SPLITS", "SPLITS", "TARGET_WORDS",
     "dialogue_examples", "dialogue_references", "frame_examples", "load_polysemy", "load_sentiment",

@@ -24,8 +24,8 @@ class ShuffledBatches(keras.utils.PyDataset):
 
     ``train_bilm`` feeds ``fit`` from ``training_batches``: on TensorFlow a ``tf.data`` pipeline that
     gathers this plan's rows from the encoded corpus (no Python in the loop: a Python generator behind
-    ``tf.data`` stalls the end of every epoch while its pipeline is torn down); elsewhere this ``PyDataset``
-    itself.
+    ``tf.data`` stalls the end of every epoch while its pipeline is torn down); elsewhere a ``PlannedBatches``
+    over this plan (indexed across epochs: Keras's ``on_epoch_end`` calls do not line up with epochs).
 
     Args:
         sentences: non-empty token lists (``list[list[str]]``), without ``<S>``/``</S>``.
@@ -75,7 +75,10 @@ class ShuffledBatches(keras.utils.PyDataset):
         return -(-len(self.sentences) // self.batch_size)
 
     def __getitem__(self, index):
-        indices = self._batches[int(index)]
+        return self.encoded(self._batches[int(index)])
+
+    def encoded(self, indices: Sequence[int]):
+        """The ``(inputs, targets)`` batch of the sentences at ``indices``, filled up to ``batch_size`` rows."""
         batch = [self.sentences[i] for i in indices]
         inputs, targets = lm_inputs_and_targets(batch, self.vocabulary, self.token_input, self.batch_length(indices))
         missing = self.batch_size - len(batch)
@@ -89,34 +92,67 @@ class ShuffledBatches(keras.utils.PyDataset):
         self._batches = self.epoch_batches(self._epoch)
 
 
+class PlannedBatches(keras.utils.PyDataset):
+    """Epochs of a ``ShuffledBatches`` plan as one sequence indexed across epochs, from global batch ``start_step``.
+
+    Item ``i`` is batch ``k`` of epoch ``e``, where ``e * steps_per_epoch + k = start_step + i``: what an epoch
+    holds depends only on its number (``[seed, e]``), never on how often Keras calls ``on_epoch_end`` (it calls it
+    once more than there are epochs: when ``fit`` resets its iterator before the first one). ``fit`` keeps one
+    iterator across epochs when given ``steps_per_epoch``, as for the ``tf.data`` pipeline.
+
+    Args:
+        batches: the ``ShuffledBatches`` whose plan and encoding are used.
+        epochs: int, the run's last epoch + 1.
+        start_step: int, batches skipped, counted across epochs. Defaults to 0.
+    """
+
+    def __init__(self, batches: ShuffledBatches, epochs: int, start_step: int = 0):
+        super().__init__()
+        self.batches, self.epochs, self.start_step = batches, int(epochs), int(start_step)
+        self._epoch, self._plan = None, None  # the plan of the epoch read last (items are read in order)
+
+    def __len__(self):
+        return self.epochs * len(self.batches) - self.start_step
+
+    def __getitem__(self, index):
+        epoch, k = divmod(self.start_step + int(index), len(self.batches))
+        if epoch != self._epoch:
+            self._epoch, self._plan = epoch, self.batches.epoch_batches(epoch)
+        return self.batches.encoded(self._plan[k])
+
+
 MAX_GATHERED_BYTES = 256 * 2**20
 
 
-def training_batches(batches: ShuffledBatches, epochs: int):
-    """What ``fit`` trains on for ``epochs`` epochs of ``batches`` (see ``ShuffledBatches``).
+def training_batches(batches: ShuffledBatches, epochs: int, start_step: int = 0):
+    """What ``fit`` trains on for ``epochs`` epochs of ``batches`` (see ``ShuffledBatches``), from the global
+    batch ``start_step`` on: exactly the batches an uninterrupted run sees after its first ``start_step``.
 
     The gathered pipeline holds the whole encoded corpus in memory; past ``MAX_GATHERED_BYTES`` (a large
-    character-level corpus) the ``PyDataset`` itself is used, which encodes batch by batch.
+    character-level corpus) a ``PyDataset`` is used, which encodes batch by batch.
 
     Args:
         batches: the epoch plan and the corpus.
-        epochs: int, epochs to plan (the gathered pipeline holds every epoch's batch order).
+        epochs: int, the run's last epoch + 1 (the gathered pipeline holds every planned epoch's batch order).
+        start_step: int, batches to skip, counted across epochs. Defaults to 0.
 
     Returns:
         On TensorFlow (within the memory bound) a ``tf.data.Dataset`` of ``(inputs, targets)`` with the shapes of
-        ``ShuffledBatches``' items; otherwise ``batches`` itself.
+        ``ShuffledBatches``' items; otherwise a ``PlannedBatches``. Either holds ``epochs × len(batches) −
+        start_step`` batches, for ``fit(..., steps_per_epoch=len(batches))``.
     """
+    start_epoch, offset = divmod(int(start_step), len(batches))
     longest = max(len(s) for s in batches.sentences) + 2
     row_bytes = longest * (MAX_CHARS_PER_TOKEN if batches.token_input == "char" else 1) * 4
     if keras.backend.backend() != "tensorflow" or len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:
-        return batches
+        return PlannedBatches(batches, epochs, start_step)
     inputs, targets = lm_inputs_and_targets(batches.sentences, batches.vocabulary, batches.token_input)
     empty = len(batches.sentences)  # an extra all-padding row, the filler of short batches
     inputs = np.concatenate([inputs, np.zeros_like(inputs[:1])])
     targets = np.concatenate([targets, np.zeros_like(targets[:1])])
     plan, lengths = [], []
-    for epoch in range(epochs):
-        for batch in batches.epoch_batches(epoch):
+    for epoch in range(start_epoch, epochs):
+        for batch in batches.epoch_batches(epoch)[offset if epoch == start_epoch else 0:]:
             plan.append(batch + [empty] * (batches.batch_size - len(batch)))
             lengths.append(batches.batch_length(batch))
     return gathered_batches(inputs, targets, np.asarray(plan, np.int32), np.asarray(lengths, np.int32))

@@ -6,12 +6,14 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_rate
+from elmo_keras.argument_checks import check_positive_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
+from elmo_keras.models.distribution import global_token_mean, sum_over_replicas
 from elmo_keras.models.persistence import save_model_dir
 from elmo_keras.models.presets import BiLMConfig
+from elmo_keras.models.sampled_softmax import sample_candidates, sampled_softmax_losses
 from elmo_keras.text.vocabulary import PAD_ID
 
 
@@ -40,6 +42,9 @@ class Perplexity(keras.metrics.Mean):
         return ops.exp(super().result())
 
 
+SAMPLER_STATE_KEY = "sampler_seed_state"  # where a .keras file keeps the sampler's seed state
+
+
 @keras.saving.register_keras_serializable(package="elmo_keras")
 class BiLanguageModel(keras.Model):
     """Forward and backward language models over one ``BiLM``, with a softmax shared by both (as in ELMo).
@@ -50,11 +55,19 @@ class BiLanguageModel(keras.Model):
     cross-entropy plus the backward mean cross-entropy, each averaged over real (non-padding) target tokens;
     ``forward_perplexity`` and ``backward_perplexity`` are reported as metrics.
 
+    With ``n_negative_samples`` set, training (``fit``) uses a sampled softmax (``models.sampled_softmax``, as
+    bilm-tf): each direction's loss is over the true word and ``n_negative_samples`` log-uniform draws shared by the
+    whole batch, and the `(batch, time, vocab)` logits are never computed. The perplexity metrics in ``fit``'s logs
+    and history are then ``exp`` of that *sampled* loss, an estimate of the full-softmax perplexity (biased low,
+    since ``E[log Ẑ] ≤ log Z``); ``evaluate`` and ``models.evaluation.perplexities`` use the full softmax.
+
     Args:
         bilm: a ``BiLM`` layer (or its serialized config, a dict).
         vocab_size: int ≥ 5, size of the output vocabulary (the 4 special tokens + words; ``PAD_ID`` = 0 is
             never a target).
         dropout: float in ``[0, 1)``, dropout on the top layer before the softmax, training only. Defaults to 0.
+        n_negative_samples: int ≥ 1, negatives drawn per direction and training step for a sampled softmax
+            (bilm-tf drew 8192 from a 793,471-word vocabulary), or None for the full softmax. Defaults to None.
 
     Call arguments:
         inputs: the ``BiLM`` input, boundaries included: int word ids `(batch, time)` or char ids
@@ -64,14 +77,17 @@ class BiLanguageModel(keras.Model):
     Returns:
         ``{"forward_logits": (batch, time, vocab), "backward_logits": (batch, time, vocab), "mask": (batch, time)}``
         (float32 logits, bool mask); ``forward_logits[:, t]`` scores token ``t+1``, ``backward_logits[:, t]``
-        scores token ``t−1``.
+        scores token ``t−1``. With ``n_negative_samples`` set and ``training=True``, instead
+        ``{"forward_hidden": (batch, time, dim), "backward_hidden": (batch, time, dim), "mask": (batch, time)}``: the
+        top layer's states after the softmax dropout (``dim`` = ``bilm.output_dim // 2``), which ``compute_loss``
+        scores against sampled candidates only.
 
     ``fit(x=inputs, y=word_ids)``: ``y`` holds the int word ids `(batch, time)` of the same padded sentences
     (for a word-level model ``y`` is ``x``).
 
     Raises:
-        ValueError: ``bilm`` is not a ``BiLM``, ``vocab_size`` is not an int ≥ 5, or ``dropout`` is outside
-            ``[0, 1)``.
+        ValueError: ``bilm`` is not a ``BiLM``, ``vocab_size`` is not an int ≥ 5, ``dropout`` is outside
+            ``[0, 1)``, or ``n_negative_samples`` is not None or an int ≥ 1.
 
     Example:
         >>> import numpy as np
@@ -84,7 +100,7 @@ class BiLanguageModel(keras.Model):
         ((2, 4, 20), (2, 4, 20))
     """
 
-    def __init__(self, bilm, vocab_size, dropout=0.0, **kwargs):
+    def __init__(self, bilm, vocab_size, dropout=0.0, n_negative_samples=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(bilm, dict):
             bilm = keras.saving.deserialize_keras_object(bilm)
@@ -100,6 +116,10 @@ class BiLanguageModel(keras.Model):
         self.softmax = keras.layers.Dense(vocab_size, dtype=self.dtype_policy, name="softmax")
         self.forward_perplexity = Perplexity(name="forward_perplexity")
         self.backward_perplexity = Perplexity(name="backward_perplexity")
+        self.n_negative_samples = check_positive_int(n_negative_samples, "n_negative_samples", allow_none=True)
+        # made last and only when sampling: the full-softmax model draws its dropout seeds exactly as before
+        self.sampler_seed = None if self.n_negative_samples is None else keras.random.SeedGenerator(
+            name="sampler_seed")
         self.vocabulary = None  # set by the training helpers and load_bilm; saved beside the model
         self.training_summary = {}
 
@@ -117,21 +137,49 @@ class BiLanguageModel(keras.Model):
     def call(self, inputs, training=None):
         _, forward, backward, mask = self.bilm.directional_outputs(inputs, training=training)
         tops = ops.concatenate([forward[-1], backward[-1]], axis=0)  # (2B, T, dim): one dropout, one softmax matmul
-        logits = ops.cast(self.softmax(self.softmax_dropout(tops, training=training)), "float32")  # (2B, T, V)
+        tops = self.softmax_dropout(tops, training=training)
+        if training and self.n_negative_samples is not None:  # the sampled loss needs no (2B, T, V) logits
+            forward_hidden, backward_hidden = ops.split(tops, 2, axis=0)
+            return {"forward_hidden": forward_hidden, "backward_hidden": backward_hidden, "mask": mask}
+        logits = ops.cast(self.softmax(tops), "float32")  # (2B, T, V)
         forward_logits, backward_logits = ops.split(logits, 2, axis=0)
         return {"forward_logits": forward_logits, "backward_logits": backward_logits, "mask": mask}
 
-    def _direction_loss(self, logits, targets):
-        """Mean cross-entropy over non-padding targets (``_token_mean``); also returns the token count."""
-        weights = ops.cast(ops.not_equal(targets, PAD_ID), logits.dtype)
-        losses = keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
+    def _direction_loss(self, y_pred, direction, targets):
+        """Mean cross-entropy over non-padding targets (``_token_mean``); also returns the token count.
+
+        ``y_pred[f"{direction}_logits"]`` → the full softmax; ``y_pred[f"{direction}_hidden"]`` (training with
+        ``n_negative_samples``) → the sampled softmax, over candidates drawn for this direction and step.
+        """
+        logits = y_pred.get(f"{direction}_logits")
+        if logits is not None:
+            losses = keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)
+        else:
+            losses = self._sampled_losses(y_pred[f"{direction}_hidden"], targets)
+        weights = ops.cast(ops.not_equal(targets, PAD_ID), losses.dtype)
         count = ops.sum(weights)
         return self._token_mean(ops.sum(losses * weights), count), count
 
+    def _sampled_losses(self, hidden, targets):
+        """Sampled softmax losses `(batch, time)` of the top states ``hidden`` `(batch, time, dim)` (one draw of
+        ``n_negative_samples`` candidates from ``sampler_seed``)."""
+        if self.n_negative_samples is None:
+            raise ValueError("the outputs hold hidden states, not logits, but this model has no n_negative_samples; "
+                             "pass the outputs of model(inputs) (full-softmax logits) to compute_loss")
+        candidate_ids, log_expected_counts = sample_candidates(self.n_negative_samples, self.vocab_size,
+                                                               self.sampler_seed)
+        return sampled_softmax_losses(hidden, targets, self.softmax.kernel, self.softmax.bias, candidate_ids,
+                                      log_expected_counts)
+
     @staticmethod
     def _token_mean(total, count):
-        """``total / count``: a summed loss over ``count`` real target tokens, as a mean (0 tokens: ``total``)."""
-        return total / ops.maximum(count, 1.0)
+        """``total / count``: a summed loss over ``count`` real target tokens, as a mean (0 tokens: ``total``).
+
+        Under ``tf.distribute`` (``models.distribution``) ``count`` is summed over the replicas first: each
+        replica's loss is its share of the global batch's mean, so the replicas' summed gradients are the
+        one-device gradient of the whole batch (Keras scales only compiled losses for the replicas).
+        """
+        return global_token_mean(total, count)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """Forward + backward mean cross-entropy over real target tokens; updates both perplexity metrics.
@@ -139,7 +187,9 @@ class BiLanguageModel(keras.Model):
         Args:
             x: the inputs, used as the targets when ``y`` is None (a word-level model).
             y: int word ids `(batch, time)` with boundaries, ``PAD_ID`` where padded.
-            y_pred: the model's output dict (``forward_logits``, ``backward_logits``: `(batch, time, vocab)`).
+            y_pred: the model's output dict: ``forward_logits``, ``backward_logits`` `(batch, time, vocab)` (full
+                softmax), or, training with ``n_negative_samples``, ``forward_hidden``, ``backward_hidden``
+                `(batch, time, dim)` (sampled softmax).
             sample_weight: unused (padding is weighted out through ``PAD_ID``).
 
         Returns:
@@ -152,10 +202,14 @@ class BiLanguageModel(keras.Model):
         padding = ops.full_like(targets[:, :1], PAD_ID)
         next_tokens = ops.concatenate([targets[:, 1:], padding], axis=1)  # forward_logits[:, t] predicts t+1
         previous_tokens = ops.concatenate([padding, targets[:, :-1]], axis=1)  # backward_logits[:, t] predicts t−1
-        forward_loss, forward_count = self._direction_loss(y_pred["forward_logits"], next_tokens)
-        backward_loss, backward_count = self._direction_loss(y_pred["backward_logits"], previous_tokens)
-        self.forward_perplexity.update_state(forward_loss, sample_weight=forward_count)
-        self.backward_perplexity.update_state(backward_loss, sample_weight=backward_count)
+        forward_loss, forward_count = self._direction_loss(y_pred, "forward", next_tokens)
+        backward_loss, backward_count = self._direction_loss(y_pred, "backward", previous_tokens)
+        # each replica's losses are its shares of the global batch's means (``_token_mean``); the metrics take the
+        # global means and token counts, so fit logs the one-device perplexities (identity on one device)
+        forward_mean, forward_total, backward_mean, backward_total = sum_over_replicas(
+            [forward_loss, forward_count, backward_loss, backward_count])
+        self.forward_perplexity.update_state(forward_mean, sample_weight=forward_total)
+        self.backward_perplexity.update_state(backward_mean, sample_weight=backward_total)
         return forward_loss + backward_loss
 
     def save(self, filepath, overwrite=True, **kwargs):
@@ -168,11 +222,26 @@ class BiLanguageModel(keras.Model):
             return super().save(filepath, overwrite=overwrite, **kwargs)
         return save_model_dir(self, filepath)
 
+    def save_own_variables(self, store):
+        """Keras' variables, plus the sampler's seed state (Keras saves no ``SeedGenerator``), so that a model
+        saved mid-training and loaded again draws the candidates the uninterrupted one would have drawn next."""
+        super().save_own_variables(store)
+        if self.sampler_seed is not None:
+            store[SAMPLER_STATE_KEY] = self.sampler_seed.state
+
+    def load_own_variables(self, store):
+        """Restore ``save_own_variables``' state; a file without a sampler state keeps the fresh seed."""
+        keys = list(store.keys())
+        if self.sampler_seed is not None and SAMPLER_STATE_KEY in keys:
+            self.sampler_seed.state.assign(store[SAMPLER_STATE_KEY])
+        super().load_own_variables({key: store[key] for key in keys if key != SAMPLER_STATE_KEY})
+
     def get_config(self):
         return {
             "bilm": keras.saving.serialize_keras_object(self.bilm),
             "vocab_size": self.vocab_size,
             "dropout": self.dropout,
+            "n_negative_samples": self.n_negative_samples,
             "name": self.name,
         }
 
@@ -208,4 +277,5 @@ def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguage
         cell_clip=config.cell_clip, proj_clip=config.proj_clip, use_skip_connections=config.use_skip_connections,
         dropout=config.dropout, dtype=dtype, name="bilm",
     )
-    return BiLanguageModel(bilm, vocab_size, dropout=config.dropout, dtype=dtype, name="bi_language_model")
+    return BiLanguageModel(bilm, vocab_size, dropout=config.dropout, n_negative_samples=config.n_negative_samples,
+                           dtype=dtype, name="bi_language_model")

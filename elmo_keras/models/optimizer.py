@@ -6,17 +6,28 @@ update that is not Adam's. Measured on a 5×3 embedding with ids ``[1, 1, 1, 1, 
 first step of row 1 was (−0.0015, +0.0027, −0.0033) where Adam's first step is ±0.01 in every element (as the
 JAX and PyTorch backends give, and as row 2, seen once, gets). Summing the slices into a dense gradient first makes
 the three backends take the same step (``tests/test_optimizer.py``).
+
+Under a ``tf.distribute`` strategy Keras' TensorFlow optimizer clips each replica's gradient (``clipnorm``) and
+then sums the replicas' gradients, so a clipped step differs from one device's on the same global batch. This
+optimizer sums first (``models.distribution.sum_over_replicas``) and skips Keras' own sum, so ``clipnorm`` acts on
+the global batch's gradient (``tests/test_distributed_training.py``).
 """
 
 from __future__ import annotations
 
 from elmo_keras._backend import dense_gradients
 from elmo_keras._quiet import keras
+from elmo_keras.models.distribution import sum_over_replicas
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
 class DenseGradientAdam(keras.optimizers.Adam):
-    """``keras.optimizers.Adam`` (same arguments) that sums sparse gradients into dense ones before each update."""
+    """``keras.optimizers.Adam`` (same arguments) that sums sparse gradients into dense ones, and the replicas'
+    gradients into the global batch's (under ``tf.distribute``), before clipping and updating."""
 
     def apply(self, grads, trainable_variables=None):
-        return super().apply(dense_gradients(grads), trainable_variables)
+        return super().apply(sum_over_replicas(dense_gradients(grads)), trainable_variables)
+
+    def _all_reduce_sum_gradients(self, grads_and_vars):
+        """Keras' TensorFlow optimizer sums the replicas' gradients here, after clipping; ``apply`` did it before."""
+        return grads_and_vars

@@ -43,6 +43,9 @@ class BiLMConfig(DictConfig):
             matmuls and activations, float32 weights and loss) or ``"auto"`` (mixed_bfloat16 only where a
             measurement on this machine shows it at least 1.1x faster, see ``models.precision``; else float32).
             The trained model is float32 either way.
+        n_negative_samples: train with a sampled softmax over this many log-uniform negatives per direction and
+            step (``models.sampled_softmax``; bilm-tf used 8192), or None for the full softmax. Evaluation
+            perplexities always use the full softmax.
 
     Raises:
         ValueError: a field of the wrong type or out of range (named, with the value received).
@@ -64,6 +67,7 @@ class BiLMConfig(DictConfig):
     learning_rate: float = 4e-3
     lowercase: bool = True
     training_precision: str = "float32"
+    n_negative_samples: int | None = None
 
     def __post_init__(self):
         if self.token_input not in TOKEN_INPUTS:
@@ -79,6 +83,7 @@ class BiLMConfig(DictConfig):
             if getattr(self, name) is not None:
                 check_finite_positive(getattr(self, name), f"{name} (None for no clipping)")
         check_rate(self.dropout)
+        check_positive_int(self.n_negative_samples, "n_negative_samples", allow_none=True)
 
     @property
     def token_dim(self) -> int:

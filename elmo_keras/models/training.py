@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
-from elmo_keras.models.batches import ShuffledBatches, training_batches
 from elmo_keras.models.bilm_lm import BiLanguageModel, build_bilm_lm
 from elmo_keras.models.callbacks import (
     ProgressCallback,
@@ -17,10 +16,21 @@ from elmo_keras.models.callbacks import (
     check_finite_perplexities,
     check_finite_weights,
 )
+from elmo_keras.models.checkpoints import (
+    CheckpointCallback,
+    ContinueGlobalRandomStream,
+    RestoreEpochMetrics,
+    check_checkpoint_arguments,
+    restore_state,
+    run_identity,
+    start_checkpointing,
+)
+from elmo_keras.models.distribution import distribution_scope
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.models.precision import resolve_training_precision
 from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory, get_preset
+from elmo_keras.models.training_data import InMemoryData, fit_from_step, prepare_training_data
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
@@ -37,51 +47,74 @@ def train_bilm(
     learning_rate: float | None = None,
     batch_size: int | None = None,
     verbose: int = 0,
+    *,
+    min_count: int = 1,
+    max_size: int | None = None,
+    n_negative_samples: int | None = None,
+    strategy=None,
+    checkpoint_dir=None,
+    checkpoint_every: int | None = None,
+    resume: bool = False,
 ) -> BiLanguageModel:
-    """Train a ``BiLanguageModel`` from scratch, deterministically for a given ``seed``.
+    """Train a ``BiLanguageModel`` from scratch, deterministically for a given ``seed``; resumable from checkpoints.
 
     Args:
-        corpus: sentences (strings or token lists); default: the polysemy corpus's training split.
+        corpus: sentences (strings or token lists, held in memory); or text files streamed without loading them
+            (``data.streaming.StreamingCorpus``): a str path or glob (``"shards/*.txt.gz"``), an ``os.PathLike``,
+            or a list of ``os.PathLike`` (a list of str is sentences). Default: the polysemy corpus's training
+            split.
         preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
-        epochs, learning_rate, batch_size: override the preset's training defaults (None: the preset's). A
-            ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
+        epochs, learning_rate, batch_size, n_negative_samples: override the preset's fields (None: the preset's).
+            A ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
             the batch trained with; ``training_summary["requested_batch_size"]`` records the value asked for).
         seed: int, seeds Python, NumPy and the backend (weights, dropout, shuffling). Defaults to 0.
         callbacks: Keras callbacks and/or plain functions ``fn(epoch, logs)`` called after each epoch with
             ``loss``, ``forward_perplexity``, ``backward_perplexity``.
         heldout: sentences to report held-out perplexity on; default: the polysemy held-out split when
             ``corpus`` is None, else none.
-        vocabulary: a fixed vocabulary; default: built from ``corpus`` (lowercased per the preset).
+        vocabulary: a fixed vocabulary (e.g. ``text.vocabulary_files``' bilm-tf file); default: built from
+            ``corpus`` (lowercased per the preset; one streaming pass for files) with ``min_count`` (default 1)
+            and ``max_size`` (default None: all).
         verbose: Keras ``fit`` verbosity (0: silent). Defaults to 0.
+        strategy: None (one device), ``"mirrored"``, ``"data-parallel"`` or a ``tf.distribute.Strategy``
+            (``models.distribution.distribution_scope``); ``batch_size`` is the global batch, split evenly over
+            the replicas.
+        checkpoint_dir: a directory for checkpoints (``models.checkpoints``): one at the end of every epoch and
+            every ``checkpoint_every`` optimizer steps (None: only at epoch ends); the latest 2 are kept.
+        resume: bool, continue from ``checkpoint_dir``'s newest intact checkpoint (the same corpus, settings and
+            seed are required): the result equals an uninterrupted run's. Without a checkpoint the run starts
+            from scratch (``training_summary["checkpoints"]["note"]`` says so). Defaults to False.
 
     Returns:
         The trained model (float32 whatever ``training_precision``), with ``model.vocabulary``, ``model.config``
-        (the ``BiLMConfig``) and ``model.training_summary`` (history, perplexities, unigram baseline, seconds).
+        (the ``BiLMConfig``) and ``model.training_summary`` (history, perplexities, unigram baseline, seconds;
+        for a streamed corpus the train perplexities cover its first ``SUMMARY_SAMPLE_SENTENCES`` sentences).
 
     Raises:
-        TypeError: ``corpus`` or ``heldout`` is a single str or holds a sentence that is not a str or a list of
-            str tokens, or ``callbacks`` is not a list of callbacks/functions (checked before training starts).
+        TypeError: ``corpus`` or ``heldout`` is a single str that names no file, or holds a sentence that is not
+            a str or a list of str tokens, or ``callbacks`` is not a list of callbacks/functions (checked before
+            training starts).
         ValueError: an empty sentence, an empty corpus, a bad preset or override (non-finite numbers and
-            batch sizes above ``limits.MAX_BATCH_SIZE`` included), or a model too large for this machine's
-            memory (naming the field).
+            batch sizes above ``limits.MAX_BATCH_SIZE`` included), a batch size that the replicas do not divide,
+            or a model too large for this machine's memory (naming the field).
+        CheckpointError (a ValueError): a damaged checkpoint with no intact one before it, or one written by a
+            different run (naming what differs).
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     config = get_preset(preset)
-    overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size))
-                 if v is not None}
+    overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size),
+                                   ("n_negative_samples", n_negative_samples)) if v is not None}
     config = config.replace(**overrides)
     keras_callbacks = as_keras_callbacks(callbacks)
+    check_checkpoint_arguments(checkpoint_dir, checkpoint_every, resume)
     if corpus is None:
         corpus = polysemy_sentences("train")
         if heldout is None:
             heldout = polysemy_sentences("heldout")
-    sentences = as_token_lists(corpus)
-    heldout_sentences = as_token_lists(heldout, "heldout") if heldout is not None else None
-    vocabulary = vocabulary or Vocabulary.from_corpus(sentences, lowercase=config.lowercase)
-    check_fits_in_memory(config, len(vocabulary))
     requested_batch_size = config.batch_size
-    if config.batch_size > len(sentences):  # a bigger batch would only be padded with empty rows
-        config = config.replace(batch_size=len(sentences))
+    data, vocabulary, config = prepare_training_data(corpus, config, int(seed), vocabulary, min_count, max_size)
+    heldout_sentences = as_token_lists(heldout, "heldout") if heldout is not None else None
+    check_fits_in_memory(config, len(vocabulary))
 
     precision, precision_probe = resolve_training_precision(config)  # before seeding: the probe builds models
     keras.utils.set_random_seed(int(seed))
@@ -91,42 +124,63 @@ def train_bilm(
         model.build((None, None) if config.token_input == "word" else (None, None, MAX_CHARS_PER_TOKEN))
         return model
 
-    model = built_model(precision)
-    # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
-    # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
-    # Adam's slots made now, not during the first step: a step that creates variables is traced twice
-    model.optimizer.build(model.trainable_variables)
-    batches = ShuffledBatches(sentences, vocabulary, config.token_input, config.batch_size, seed=int(seed))
-    started = time.perf_counter()
-    history = model.fit(
-        training_batches(batches, config.epochs), epochs=config.epochs, steps_per_epoch=len(batches), shuffle=False,
-        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *keras_callbacks], verbose=verbose,
-    )
-    seconds = time.perf_counter() - started
+    steps = data.steps_per_epoch
+    identity = run_identity(config.to_dict(), int(seed), vocabulary,
+                            data.fingerprint() if checkpoint_dir is not None else "", steps)
+    state, checkpoint_report = None, None
+    if checkpoint_dir is not None:
+        state, checkpoint_report = start_checkpointing(checkpoint_dir, resume, identity, config.epochs * steps)
+    with distribution_scope(strategy) as replicas:
+        if config.batch_size % replicas:
+            raise ValueError(f"batch_size {config.batch_size} is not divisible by the {replicas} replicas of "
+                             f"strategy={strategy!r}: choose a multiple of {replicas}")
+        model = built_model(precision)
+        # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
+        # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
+        model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
+        # Adam's slots made now, not during the first step: a step that creates variables is traced twice
+        model.optimizer.build(model.trainable_variables)
+        if state is not None:
+            restore_state(model, state, groups=("model", "optimizer"))
+        start_step = state.step if state is not None else 0
+        recorder = CheckpointCallback(checkpoint_dir, checkpoint_every, identity, vocabulary, step=start_step,
+                                      history=state.history if state is not None else None, steps_per_epoch=steps)
+        mid_epoch = state if start_step % steps else None  # its running epoch metrics continue
+        started = time.perf_counter()
+        fit_from_step(model, data, config.epochs, start_step, verbose=verbose, callbacks=[
+            ContinueGlobalRandomStream(state), StopOnNonFiniteLoss(config.learning_rate), recorder,
+            RestoreEpochMetrics(mid_epoch), *keras_callbacks])
+        seconds = time.perf_counter() - started
     check_finite_weights(model, "the trained model")  # the last update can break the weights after a finite loss
     if precision != "float32":  # hand back a float32 model with the trained weights (they are float32 already)
         trained, model = model, built_model()
         model.set_weights(trained.get_weights())
     model.vocabulary = vocabulary
     model.config = config
+    sample = data.summary_sentences
     summary = {
         "config": config.to_dict(),
         "seed": int(seed),
         "training_precision": precision,
         "precision_probe_seconds": precision_probe,
-        "num_sentences": len(sentences),
-        "num_tokens": int(sum(len(s) for s in sentences)),
+        "num_sentences": data.num_sentences,
+        "num_tokens": data.num_tokens,
         "vocab_size": len(vocabulary),
         "train_seconds": round(seconds, 2),
-        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
-        "train": check_finite_perplexities(perplexities(model, sentences), config.learning_rate),
-        "train_unigram_perplexity": unigram_perplexity(sentences, sentences, vocabulary),
+        "history": recorder.history,
+        "train": check_finite_perplexities(perplexities(model, sample), config.learning_rate),
+        "train_unigram_perplexity": unigram_perplexity(sample, sample, vocabulary),
     }
+    if not isinstance(data, InMemoryData):
+        summary["train_sample_sentences"] = len(sample)  # the train scores cover the corpus's first sentences
+    if strategy is not None:
+        summary["replicas"] = replicas
+    if checkpoint_report is not None:
+        summary["checkpoints"] = {"directory": str(checkpoint_dir), "every": checkpoint_every, **checkpoint_report}
     if requested_batch_size != config.batch_size:
         summary["requested_batch_size"] = requested_batch_size
     if heldout_sentences:
         summary["heldout"] = perplexities(model, heldout_sentences)
-        summary["heldout_unigram_perplexity"] = unigram_perplexity(sentences, heldout_sentences, vocabulary)
+        summary["heldout_unigram_perplexity"] = unigram_perplexity(sample, heldout_sentences, vocabulary)
     model.training_summary = summary
     return model

@@ -25,11 +25,13 @@ from elmo_keras.text.char_ids import (
 from elmo_keras.text.sentences import as_token_lists, as_words, sentence_tokens
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, UNK_ID, Vocabulary
+from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary, write_bilm_vocabulary
 
 __all__ = [
     "BEGIN_OF_SENTENCE_CHAR", "BEGIN_OF_WORD_CHAR", "BOS_ID", "BOS_TOKEN", "END_OF_SENTENCE_CHAR",
     "END_OF_WORD_CHAR", "EOS_ID", "EOS_TOKEN", "MAX_BYTES_PER_TOKEN", "MAX_CHARS_PER_TOKEN", "NUM_CHAR_IDS",
-    "PADDING_CHAR", "PAD_ID", "SPECIAL_TOKENS", "TOKEN_INPUTS", "UNK_ID", "Vocabulary", "WordIds", "as_token_lists",
+    "PADDING_CHAR", "PAD_ID", "SPECIAL_TOKENS", "TOKEN_INPUTS", "UNK_ID", "Vocabulary", "VocabularyFileError",
+    "WordIds", "as_token_lists",
     "as_words", "batch_to_ids", "char_ids_with_boundaries", "lm_inputs_and_targets", "sentence_ids", "sentence_tokens",
-    "token_to_char_ids", "tokenize", "word_ids_with_boundaries",
+    "token_to_char_ids", "tokenize", "word_ids_with_boundaries", "read_bilm_vocabulary", "write_bilm_vocabulary",
 ]

@@ -1,0 +1,224 @@
+"""Data-parallel training on the engines' own machinery: ``tf.distribute.MirroredStrategy`` on TensorFlow,
+``keras.distribution.DataParallel`` on JAX.
+
+What each engine does for us, and what it leaves to the model:
+
+- TensorFlow (Keras 3.15's trainer under a strategy): ``fit`` splits every global batch across the replicas, runs
+  ``train_step`` once per replica and sums the replicas' gradients (``ReduceOp.SUM``) in the optimizer. A
+  *compiled* Keras loss divides itself by the number of replicas so that the sum is the global mean
+  (``scale_loss_for_distribution``); a hand-written ``compute_loss`` (``BiLanguageModel``'s) is not scaled. Ours
+  divides each replica's summed token loss by the token count of the WHOLE global batch (``sum_over_replicas``
+  of the counts), so the summed gradients equal the one-device mean gradient exactly, even when the replicas
+  hold different numbers of real tokens (dividing by ``replicas`` would not). Keras also clips each replica's
+  gradient *before* the sum; ``DenseGradientAdam`` sums first, so ``clipnorm`` acts on the global gradient.
+- JAX: one SPMD program over the global batch sharded across the devices; sums and means in the loss are global
+  already, so nothing is scaled (``sum_over_replicas`` is the identity).
+
+Example (TensorFlow, 2 logical CPU devices; a multi-GPU host needs no ``configure_cpu_devices``):
+
+    configure_cpu_devices(2)  # before TensorFlow runs anything
+    with distribution_scope("mirrored") as replicas:  # 2
+        model = build_bilm_lm(config, vocab_size)
+        model.compile(optimizer=DenseGradientAdam(1e-3, clipnorm=5.0))
+        model.fit(dataset)  # global batches; each replica gets batch_size / replicas rows
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from keras import ops
+
+from elmo_keras._quiet import keras
+
+STRATEGIES = ("mirrored", "data-parallel")
+
+
+def configure_cpu_devices(count: int) -> None:
+    """Split this machine's CPU into ``count`` logical devices, for data-parallel training without accelerators.
+
+    TensorFlow: ``tf.config.set_logical_device_configuration``; JAX: ``jax_num_cpu_devices``. Either must run
+    before the backend starts its runtime (before the first tensor is made).
+
+    Args:
+        count: int ≥ 1, the number of CPU devices to expose.
+
+    Raises:
+        ValueError: ``count`` is not an int ≥ 1.
+        RuntimeError: the backend's runtime has already started, or the backend (PyTorch) has no logical devices.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be an int >= 1 (the number of logical CPU devices), received {count!r}")
+    backend = keras.backend.backend()
+    too_late = (f"configure_cpu_devices({count}) must run before the {backend} runtime starts: call it first "
+                "thing in the process, before any model or tensor is made")
+    if backend == "tensorflow":
+        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        try:
+            tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * count)
+        except RuntimeError as error:
+            if len(tf.config.list_logical_devices("CPU")) == count:  # already split this way: nothing to do
+                return
+            raise RuntimeError(f"{too_late} ({error})") from error
+    elif backend == "jax":
+        import jax  # here: only the backend in use is imported (others may be absent)
+
+        try:
+            jax.config.update("jax_num_cpu_devices", count)
+        except RuntimeError as error:
+            if len(jax.devices("cpu")) == count:
+                return
+            raise RuntimeError(f"{too_late} ({error})") from error
+    else:
+        raise RuntimeError(f"the {backend} backend has no logical CPU devices (tensorflow and jax have)")
+
+
+def _mirrored_strategy(devices=None):
+    """``tf.distribute.MirroredStrategy`` over ``devices``; default: every GPU, else every logical CPU device."""
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    if devices is None:
+        gpus = tf.config.list_logical_devices("GPU")
+        devices = [d.name for d in (gpus or tf.config.list_logical_devices("CPU"))]
+    # NcclAllReduce (MirroredStrategy's default on GPUs) has no CPU kernel; the CPU-only case sums on one device
+    cross_device_ops = None if any("GPU" in d.upper() for d in devices) else tf.distribute.ReductionToOneDevice()
+    return tf.distribute.MirroredStrategy(devices=list(devices), cross_device_ops=cross_device_ops)
+
+
+def _check_backend(strategy: str, wanted: str) -> None:
+    backend = keras.backend.backend()
+    if backend != wanted:
+        raise ValueError(f"strategy={strategy!r} needs the {wanted} backend, this process runs {backend!r} "
+                         f"(set KERAS_BACKEND={wanted} before Keras is imported, or pick another strategy)")
+
+
+@contextlib.contextmanager
+def distribution_scope(strategy=None, devices=None):
+    """A context for building, compiling and fitting a model data-parallel; yields the number of replicas.
+
+    Args:
+        strategy: None (one device: yields 1, changes nothing); ``"mirrored"``: ``tf.distribute.MirroredStrategy``
+            (TensorFlow backend); ``"data-parallel"``: ``keras.distribution.DataParallel`` (JAX backend); or an
+            existing ``tf.distribute.Strategy`` (TensorFlow backend, ``MultiWorkerMirroredStrategy`` included).
+        devices: list of device names, e.g. ``["/gpu:0", "/gpu:1"]`` (TensorFlow) or ``["cpu:0", "cpu:1"]``
+            (JAX). Defaults to None: every GPU, else every (logical) CPU device. Not used with a strategy object.
+
+    Yields:
+        int, the number of replicas the global batch is split across (``fit``'s batch size stays global).
+
+    Raises:
+        ValueError: an unknown ``strategy``, one for another backend, or ``devices`` with no strategy or with a
+            strategy object.
+    """
+    if strategy is None:
+        if devices is not None:
+            raise ValueError(f"devices={devices!r} needs a strategy ('mirrored' or 'data-parallel'); with "
+                             "strategy=None training runs on one device")
+        yield 1
+    elif strategy == "mirrored":
+        _check_backend(strategy, "tensorflow")
+        mirrored = _mirrored_strategy(devices)
+        with mirrored.scope():
+            yield mirrored.num_replicas_in_sync
+    elif strategy == "data-parallel":
+        _check_backend(strategy, "jax")
+        if devices is None:
+            devices = keras.distribution.list_devices()
+        data_parallel = keras.distribution.DataParallel(devices=list(devices))
+        with data_parallel.scope():
+            yield len(devices)
+    elif isinstance(strategy, str):
+        raise ValueError(f"strategy must be None, one of {STRATEGIES} or a tf.distribute.Strategy, received "
+                         f"{strategy!r}")
+    else:
+        _check_strategy_object(strategy, devices)
+        with strategy.scope():
+            yield strategy.num_replicas_in_sync
+
+
+def _check_strategy_object(strategy, devices) -> None:
+    if keras.backend.backend() != "tensorflow" or "tensorflow" not in type(strategy).__module__:
+        raise ValueError(f"strategy must be None, one of {STRATEGIES} or a tf.distribute.Strategy (TensorFlow "
+                         f"backend), received {type(strategy).__name__}")
+    if devices is not None:
+        raise ValueError("devices only goes with strategy='mirrored' or 'data-parallel'; a tf.distribute.Strategy "
+                         "object already names its devices")
+
+
+def adapt_to_multi_worker(model) -> None:
+    """Let ``model.fit``/``evaluate`` run under ``tf.distribute.MultiWorkerMirroredStrategy`` (Keras 3.15 fails there).
+
+    Two workarounds, applied only when ``model`` was made under a multi-worker strategy (a no-op otherwise):
+
+    1. ``fit`` first builds the model symbolically from one data batch, which it averages across the workers
+       with ``strategy.reduce("MEAN", batch)``; under MultiWorkerMirroredStrategy that raises ``ValueError:
+       Attempt to convert a value (PerReplica…) with an unsupported type``. The model keeps no strategy of its
+       own, so Keras reads the one of the enclosing ``distribution_scope`` (``tf.distribute.get_strategy()``) and
+       skips that build: ``model`` must be built already (``model.build(input_shape)``) and ``fit`` called inside
+       the scope.
+    2. The step's logs are averaged across workers with ``strategy.reduce("MEAN", log, axis=0)``, which fails for
+       scalar logs (``Invalid reduction dimension 0 for input with 0 dimensions``); the steps return them with
+       shape `(1,)`, reduced to scalars.
+
+    Args:
+        model: a built ``keras.Model`` made inside ``distribution_scope(strategy)``.
+
+    Raises:
+        ValueError: under a multi-worker strategy, ``model`` is not built.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    strategy = getattr(model, "_distribute_strategy", None)
+    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        return
+    if not model.built:
+        raise ValueError("adapt_to_multi_worker needs a built model: call model.build(input_shape) first")
+    model._distribute_strategy = None  # workaround 1 (Keras' TensorFlowTrainer reads it, else get_strategy())
+    for name in ("train_step", "test_step"):  # workaround 2
+        step = getattr(type(model), name)
+        setattr(model, name, lambda data, step=step: {key: ops.reshape(value, (1,))
+                                                      for key, value in step(model, data).items()})
+
+
+def sum_over_replicas(values):
+    """``values`` summed across the replicas of a ``tf.distribute`` strategy; ``values`` itself elsewhere.
+
+    Inside a strategy's replica function (``fit``'s ``train_step`` under ``distribution_scope("mirrored")``) each
+    replica sees its own share of the global batch; this all-reduces a tensor (or a list of tensors, None
+    entries kept as None) so every replica holds the global total. Outside one (one device, a cross-replica
+    context, JAX's global SPMD program, PyTorch) it returns ``values`` unchanged.
+
+    Args:
+        values: a tensor, or a list of tensors and Nones (gradients).
+    """
+    if keras.backend.backend() != "tensorflow":
+        return values
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync == 1:
+        return values
+    if not isinstance(values, (list, tuple)):
+        return context.all_reduce(tf.distribute.ReduceOp.SUM, values)
+    present = [v for v in values if v is not None]
+    summed = iter(context.all_reduce(tf.distribute.ReduceOp.SUM, present) if present else [])
+    return [None if v is None else next(summed) for v in values]
+
+
+def global_token_mean(total, count):
+    """``Σ_replicas total / max(Σ_replicas count, 1)`` split by replica: this replica's summed loss over the global
+    batch's token count, so that summing the replicas' losses (and gradients) gives the one-device mean.
+
+    Args:
+        total: scalar, this replica's summed loss over its real tokens.
+        count: scalar float, this replica's number of real tokens (no gradient flows through it).
+
+    Returns:
+        A scalar; on one device ``total / max(count, 1)``.
+    """
+    global_count = sum_over_replicas(ops.stop_gradient(count))
+    return total / ops.maximum(global_count, 1.0)
