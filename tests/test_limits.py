@@ -75,6 +75,7 @@ def test_non_finite_learning_rates_are_refused_before_training(no_model):
 
 @pytest.mark.parametrize("preset, overrides", [
     ("toy", {}), ("toy", {"projection_dim": 128}), ("char-toy", {}), ("tiny", {"num_layers": 3}),
+    ("bilm-tf", {"units": 32, "projection_dim": 16}),  # the original ELMo's CNN and options, small LSTMs
 ])
 def test_parameter_count_is_exact(preset, overrides):
     config = get_preset(preset).replace(**overrides)

@@ -23,10 +23,10 @@ from elmo_keras.data.corpus_files import corpus_paths
 from elmo_keras.models.checkpoints import checkpoint_files
 from elmo_keras.models.distribution import configure_cpu_devices
 from elmo_keras.models.persistence import check_save_target
-from elmo_keras.models.presets import PRESETS, get_preset
+from elmo_keras.models.presets import LARGE_PRESETS, PRESETS, get_preset
 from elmo_keras.models.training import train_bilm
 from elmo_keras.safe_files import is_inside, refuse_directory_holding
-from elmo_keras.text.vocabulary_files import read_bilm_vocabulary
+from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary
 
 STRATEGIES = ("mirrored", "data-parallel")
 
@@ -43,7 +43,8 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-count", type=int, default=1, metavar="N",
                         help="keep corpus tokens seen at least N times (default 1)")
     parser.add_argument("--max-vocab", type=int, metavar="N", help="keep the N most frequent corpus tokens")
-    parser.add_argument("--preset", default="toy", choices=sorted(PRESETS), help="model size (default: toy)")
+    parser.add_argument("--preset", default="toy", choices=sorted(PRESETS) + sorted(LARGE_PRESETS),
+                        help="model size (default: toy; bilm-tf: the original ELMo's published settings)")
     parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the preset's)")
     parser.add_argument("--learning-rate", type=float, metavar="LR", help="Adam learning rate (default: the preset's)")
     parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the preset's)")
@@ -152,6 +153,25 @@ def check_model_dir_output(path: str, corpus: str | list[str] | None = None,
         raise PermissionError(f"cannot write model directory {path}: no permission to write in {existing}")
 
 
+def read_vocabulary_argument(args: argparse.Namespace):
+    """The ``Vocabulary`` of the bilm-tf vocabulary file ``--vocab``, read with the preset's lowercasing.
+
+    Raises:
+        VocabularyFileError: the file is malformed, lacks ``<S>``/``</S>``/``<UNK>``, or has capitals while the preset
+            lowercases words (the message names the preset).
+    """
+    lowercase = get_preset(args.preset).lowercase
+    try:
+        return read_bilm_vocabulary(args.vocab, lowercase=lowercase, require_special_tokens=True)
+    except VocabularyFileError as error:
+        if lowercase and "has capitals" in str(error):
+            where = str(error).split(" has capitals")[0]
+            raise VocabularyFileError(f"{where} has capitals, but --preset {args.preset} lowercases words: write the "
+                                      "vocabulary from a lowercased corpus (StreamingCorpus(..., lowercase=True)), or "
+                                      "use --preset bilm-tf, which keeps case") from None
+        raise
+
+
 def run_train(args: argparse.Namespace) -> int:
     """Train a biLM and save it as ``args.output``, printing per-epoch lines and a summary on stderr."""
     if args.devices is not None:  # first: the backend's runtime must not have started
@@ -162,8 +182,7 @@ def run_train(args: argparse.Namespace) -> int:
     streamed = is_streamed(args)
     corpus_files = corpus_paths(args.corpus) if streamed else args.corpus
     check_model_dir_output(args.output, corpus_files, args.checkpoint_dir)  # before training, which takes a while
-    vocabulary = (read_bilm_vocabulary(args.vocab, lowercase=get_preset(args.preset).lowercase,
-                                       require_special_tokens=True) if args.vocab else None)
+    vocabulary = read_vocabulary_argument(args) if args.vocab else None
     if streamed:
         corpus = args.corpus
     else:

@@ -140,9 +140,27 @@ PRESETS = {
     "tiny": BiLMConfig(embedding_dim=16, units=16, epochs=3, batch_size=16, dropout=0.0, learning_rate=1e-2),
 }
 
+# Sizes too large to train on a laptop, for the command line and notebooks only (the explorer offers ``PRESETS``).
+LARGE_PRESETS = {
+    # bilm-tf's published settings for the original ELMo (its README and bin/train_elmo.py): character CNN with
+    # 2,048 filters, 2 highway layers, 2 LSTM layers of 4,096 cells projected to 512, clipping at 3, residual
+    # connections, dropout 0.1, 8,192 sampled negatives, 10 epochs, 128 sentences per device (the batch here is
+    # global: pass --batch-size 128 × devices). Differences: Adam at 1e-3 instead of Adagrad at 0.2, and whole
+    # sentences instead of 20-token windows of a continuous stream; the vocabulary comes from the corpus (bilm-tf:
+    # 793,471 words).
+    "bilm-tf": BiLMConfig(
+        token_input="char", embedding_dim=16, char_filters=((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512),
+                                                            (7, 1024)),
+        n_highway=2, units=4096, projection_dim=512, num_layers=2, cell_clip=3.0, proj_clip=3.0,
+        use_skip_connections=True, dropout=0.1, n_negative_samples=8192, epochs=10, batch_size=128,
+        learning_rate=1e-3, lowercase=False,
+    ),
+}
+
 
 def get_preset(preset: str | BiLMConfig | dict) -> BiLMConfig:
-    """A ``BiLMConfig`` from a preset name (a key of ``PRESETS``), a config (returned as is), or a config dict.
+    """A ``BiLMConfig`` from a preset name (a key of ``PRESETS`` or ``LARGE_PRESETS``), a config (returned as is), or
+    a config dict.
 
     Raises:
         ValueError: an unknown preset name, or a dict with unknown fields or bad values.
@@ -151,8 +169,11 @@ def get_preset(preset: str | BiLMConfig | dict) -> BiLMConfig:
         return preset
     if isinstance(preset, dict):
         return BiLMConfig.from_dict(preset)
+    if preset in LARGE_PRESETS:
+        return LARGE_PRESETS[preset]
     if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)} or pass a BiLMConfig")
+        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS) + sorted(LARGE_PRESETS)} or pass "
+                         "a BiLMConfig")
     return PRESETS[preset]
 
 

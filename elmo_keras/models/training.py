@@ -25,7 +25,7 @@ from elmo_keras.models.checkpoints import (
     run_identity,
     start_checkpointing,
 )
-from elmo_keras.models.distribution import distribution_scope
+from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.models.precision import resolve_training_precision
@@ -135,6 +135,7 @@ def train_bilm(
             raise ValueError(f"batch_size {config.batch_size} is not divisible by the {replicas} replicas of "
                              f"strategy={strategy!r}: choose a multiple of {replicas}")
         model = built_model(precision)
+        adapt_to_multi_worker(model)  # Keras 3.15's fit fails under MultiWorkerMirroredStrategy otherwise
         # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
         # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
         model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
