@@ -21,7 +21,7 @@ import pathlib
 import signal
 
 from elmo_keras._quiet import keras
-from elmo_keras.models import checkpoints
+from elmo_keras.models import checkpoint_files
 from elmo_keras.models.presets import BiLMConfig
 from elmo_keras.models.training import train_bilm
 
@@ -58,8 +58,8 @@ def kill_myself() -> None:
 
 
 def die_while_writing(step: int) -> None:
-    """Make ``checkpoints`` write half of checkpoint ``step``'s archive, flush it to disk, and SIGKILL the process."""
-    write_archive = checkpoints._write_archive
+    """Make ``checkpoint_files`` write half of checkpoint ``step``'s archive, flush it, and SIGKILL the process."""
+    write_archive = checkpoint_files._write_archive
 
     def half_then_kill(handle, arrays):
         if int(json.loads(bytes(arrays["meta"]).decode("utf-8"))["step"]) != step:
@@ -71,7 +71,7 @@ def die_while_writing(step: int) -> None:
         os.fsync(handle.fileno())
         kill_myself()
 
-    checkpoints._write_archive = half_then_kill
+    checkpoint_files._write_archive = half_then_kill
 
 
 def main(argv=None) -> None:

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
-from elmo_keras.models import checkpoints
-from elmo_keras.models.checkpoints import (
+from elmo_keras.models import checkpoint_files
+from elmo_keras.models.checkpoint_files import (
     CheckpointError,
     TrainingState,
     check_same_run,
@@ -95,12 +95,12 @@ def run_worker(directory, *options) -> subprocess.CompletedProcess:
                           env=environment, capture_output=True, text=True, timeout=300)
 
 
-def resume_without_seed_states(model, state, groups=checkpoints.GROUPS):
+def resume_without_seed_states(model, state, groups=checkpoint_files.GROUPS):
     """``restore_state`` that leaves the ``SeedGenerator`` states as a new model has them (the control below)."""
     seeds = [i for i, v in enumerate(model.variables) if "seed_generator" in v.path]
     assert seeds, "the model has dropout seed generators"
     fresh = variables_of(model)
-    checkpoints.restore_state(model, state, groups)
+    checkpoint_files.restore_state(model, state, groups)
     for i in seeds:
         model.variables[i].assign(fresh[i])
 

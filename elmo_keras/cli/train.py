@@ -20,7 +20,7 @@ import sys
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
 from elmo_keras.data.corpus_files import corpus_paths
-from elmo_keras.models.checkpoints import checkpoint_files
+from elmo_keras.models.checkpoint_files import checkpoint_files
 from elmo_keras.models.distribution import configure_cpu_devices
 from elmo_keras.models.persistence import check_save_target
 from elmo_keras.models.presets import LARGE_PRESETS, PRESETS, get_preset

@@ -13,7 +13,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.models.bilm_directory": ["load_bilm"],
     "elmo_keras.models.bilm_lm": ["BiLanguageModel", "Perplexity", "build_bilm_lm"],
     "elmo_keras.models.callbacks": ["TrainingDivergedError"],
-    "elmo_keras.models.checkpoints": ["CheckpointError"],
+    "elmo_keras.models.checkpoint_files": ["CheckpointError"],
     "elmo_keras.models.classifiers": ["CNNTextClassifier", "ClassifierConfig", "RNNTextClassifier",
                                       "class_probabilities", "evaluate_classifier", "load_classifier",
                                       "save_classifier", "train_text_classifier"],
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     from elmo_keras.models.bilm_directory import load_bilm
     from elmo_keras.models.bilm_lm import BiLanguageModel, Perplexity, build_bilm_lm
     from elmo_keras.models.callbacks import TrainingDivergedError
-    from elmo_keras.models.checkpoints import CheckpointError
+    from elmo_keras.models.checkpoint_files import CheckpointError
     from elmo_keras.models.classifiers import (
         ClassifierConfig,
         CNNTextClassifier,

@@ -16,13 +16,12 @@ from elmo_keras.models.callbacks import (
     check_finite_perplexities,
     check_finite_weights,
 )
+from elmo_keras.models.checkpoint_files import restore_state, run_identity
 from elmo_keras.models.checkpoints import (
     CheckpointCallback,
     ContinueGlobalRandomStream,
     RestoreEpochMetrics,
     check_checkpoint_arguments,
-    restore_state,
-    run_identity,
     start_checkpointing,
 )
 from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope

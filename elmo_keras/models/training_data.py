@@ -21,7 +21,7 @@ import pathlib
 
 from elmo_keras.data.streaming import StreamingCorpus
 from elmo_keras.models.batches import ShuffledBatches, training_batches
-from elmo_keras.models.checkpoints import fingerprint
+from elmo_keras.models.checkpoint_files import fingerprint
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
 
