@@ -224,6 +224,32 @@ def gathered_batches(inputs, targets, plan, lengths):
     return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)
 
 
+
+def generated_batches(sequence, batch_size: int, inputs_tail: tuple = ()):
+    """A ``tf.data`` pipeline of the items of ``sequence`` (``(inputs, targets)`` int32 NumPy batches), in order.
+
+    Keras would read a ``PyDataset``'s signature from its first two items and fix the time axis when they have the
+    same length (a later batch of another length then fails); here the time axis is None in the signature.
+
+    Args:
+        sequence: indexable, ``len(sequence)`` items of ``(inputs (batch_size, time, *inputs_tail), targets
+            (batch_size, time))``.
+        batch_size: int, the rows of every item.
+        inputs_tail: the inputs' shape after the time axis: ``()`` for word ids, ``(50,)`` for character ids.
+
+    Returns:
+        A ``tf.data.Dataset`` of the items.
+    """
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    def items():
+        for index in range(len(sequence)):
+            yield sequence[index]
+
+    signature = (tf.TensorSpec((batch_size, None, *inputs_tail), tf.int32), tf.TensorSpec((batch_size, None), tf.int32))
+    return tf.data.Dataset.from_generator(items, output_signature=signature).prefetch(1)
+
+
 def fit_jit_compile() -> bool:
     """``jit_compile`` for ``Model.compile`` of the recurrent models: False on TensorFlow (a plain graph: with the
     hand-written LSTM gradient it runs faster than XLA's while loop on CPU and is built sooner), True on JAX (False

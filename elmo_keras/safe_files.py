@@ -201,6 +201,14 @@ def read_json_object(path: PathLike) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def new_file_mode() -> int:
+    """The permissions a newly created file gets here (``0o666`` less the umask): what a file written through a
+    private temporary file (``mkstemp``'s 0600) should be given before it is renamed into place."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_json_object(path: PathLike, data: Mapping[str, Any]) -> bool:
     """Write ``data`` as JSON into ``path`` in one rename (a reader sees the old file or the whole new one).
 
@@ -215,6 +223,7 @@ def write_json_object(path: PathLike, data: Mapping[str, Any]) -> bool:
         with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as f:
             temporary = f.name
             json.dump(data, f)
+        os.chmod(temporary, new_file_mode())  # not mkstemp's 0600: as any file written here
         os.replace(temporary, path)
         temporary = None
         return True

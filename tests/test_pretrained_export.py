@@ -175,6 +175,15 @@ def test_word_level_models_are_refused(tmp_path):
         export_pretrained(BiLanguageModel(bilm, vocab_size=20), tmp_path / "options.json", tmp_path / "w.hdf5")
 
 
+def test_a_directory_as_a_target_is_refused_before_any_file_is_replaced(tmp_path):
+    bilm = tiny_char_bilm(filters=((1, 4), (2, 8)), units=16, projection_dim=8)
+    (tmp_path / "weights.hdf5").write_bytes(b"previous weights")
+    (tmp_path / "options.json").mkdir()
+    with pytest.raises(IsADirectoryError, match="options.json: it is a directory"):
+        export_pretrained(bilm, tmp_path / "options.json", tmp_path / "weights.hdf5")
+    assert (tmp_path / "weights.hdf5").read_bytes() == b"previous weights"
+
+
 def test_never_overwrites_the_files_the_model_came_from(tmp_path):
     bilm = tiny_char_bilm(filters=((1, 4), (2, 8)), units=16, projection_dim=8)
     model = BiLanguageModel(bilm, vocab_size=5)

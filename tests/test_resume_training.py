@@ -201,6 +201,29 @@ def test_checkpoint_arguments_are_checked_before_training(tmp_path):
         train_bilm(CORPUS, resume=True)
 
 
+def test_an_unusable_checkpoint_directory_is_refused_before_training(tmp_path):
+    from elmo_keras.models.checkpoints import prepare_checkpoint_directory
+
+    (tmp_path / "file").write_text("a file")
+    with pytest.raises(ValueError, match="cannot create checkpoint_dir"):
+        prepare_checkpoint_directory(tmp_path / "file" / "runs")
+    prepare_checkpoint_directory(tmp_path / "new" / "runs")  # parents made
+    assert (tmp_path / "new" / "runs").is_dir()
+
+
+def test_damaged_newer_checkpoints_are_set_aside_when_resuming_from_an_older_one(tmp_path):
+    from elmo_keras.models.checkpoints import start_checkpointing
+
+    write_checkpoint(tmp_path, state_at(2))
+    newest = write_checkpoint(tmp_path, state_at(4))
+    newest.write_bytes(newest.read_bytes()[:100])
+    with pytest.warns(UserWarning, match="resuming from an older checkpoint"):
+        state, report = start_checkpointing(tmp_path, True, IDENTITY, total_steps=10)
+    assert state.step == 2 and "kept as *.npz.damaged" in report["note"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["checkpoint-000000002.npz",
+                                                                 "checkpoint-000000004.npz.damaged"]
+
+
 def test_planned_batches_from_a_step_are_the_tail_of_the_whole_plan():
     """The ``PyDataset`` path (JAX, PyTorch; large corpora on TensorFlow) skips exactly ``start_step`` batches,
     whatever Keras's ``on_epoch_end`` calls (it makes one more than there are epochs)."""

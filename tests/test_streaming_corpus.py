@@ -124,6 +124,17 @@ def test_every_sentence_once_per_epoch_encoded_as_the_in_memory_path(scanned, se
         assert sum(filler_counts) == steps * BATCH - len(sentences) == max(filler_counts) > 0
 
 
+def test_a_file_gives_the_same_sentences_streamed_and_read_whole(tmp_path):
+    from elmo_keras.cli.train import read_corpus_file
+
+    path = tmp_path / "data[2020].txt"  # glob characters in a real file's name: that file, not a pattern
+    path.write_bytes("a b\rc d\u2028e f\r\n\ng h\x85i\n".encode())
+    assert corpus_paths(str(path)) == [str(path)]
+    streamed = list(StreamingCorpus(str(path)).sentences())
+    assert streamed == [line.split() for line in read_corpus_file(str(path))] == [
+        ["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"], ["i"]]
+
+
 def test_lowercase_vocabulary_lowercases_word_ids_never_char_ids(corpus_dir):
     corpus = StreamingCorpus(str(corpus_dir / "part-1.txt.gz"), lowercase=True)
     vocabulary, _ = corpus.scan()

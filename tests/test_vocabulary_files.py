@@ -62,6 +62,13 @@ def test_writing_replaces_the_file_in_one_step_and_refuses_tokens_the_format_can
     assert os.listdir(tmp_path) == ["vocab.txt"]  # no temporary file left behind
 
 
+def test_a_written_file_has_the_permissions_of_any_new_file(tmp_path):
+    from elmo_keras.safe_files import new_file_mode
+
+    write_bilm_vocabulary(Vocabulary(["fine"]), tmp_path / "vocab.txt")
+    assert (tmp_path / "vocab.txt").stat().st_mode & 0o777 == new_file_mode()  # not mkstemp's 0600
+
+
 @pytest.mark.parametrize("contents, kwargs, message", [
     (b"<S>\n</S>\n<UNK>\nthe\n\nbank\n", {}, r"line 5: blank"),
     (b"the\nbank\nthe\n", {}, r"line 3: 'the' repeats line 1"),

@@ -15,6 +15,7 @@ import argparse
 import glob
 import math
 import os
+import pathlib
 import sys
 
 from elmo_keras.cli.embed import check_batch_size_argument
@@ -184,7 +185,7 @@ def run_train(args: argparse.Namespace) -> int:
     check_model_dir_output(args.output, corpus_files, args.checkpoint_dir)  # before training, which takes a while
     vocabulary = read_vocabulary_argument(args) if args.vocab else None
     if streamed:
-        corpus = args.corpus
+        corpus = [pathlib.Path(path) for path in corpus_files]  # as resolved and checked above ("~" expanded)
     else:
         corpus = read_corpus_file(args.corpus) if args.corpus else None
 

@@ -2,8 +2,10 @@
 
 A corpus is one or more UTF-8 text files (``.gz`` files are read as gzip), one sentence per line, tokens separated
 by whitespace (Python's ``str.split()``: any Unicode space), bilm-tf's training-file format. Blank lines are
-skipped; lines end at ``\\n`` (``\\r\\n`` works too: ``\\r`` is whitespace); a byte-order mark opening a file is
-dropped. Nothing here holds more than one line of a file at a time.
+skipped; a file is read in pieces ending at ``\\n`` (at most ``MAX_LINE_BYTES``), each split into lines as
+``str.splitlines()`` splits them (``\\r\\n``, a lone ``\\r``, ``\\x85``, ``\\u2028``…), so a file gives the same
+sentences streamed and read whole; a byte-order mark opening a file is dropped. Nothing here holds more than one
+piece of a file at a time.
 
 - ``corpus_paths``: a glob, a path or a list of them → the sorted, de-duplicated list of files, or a clear error
   (nothing matched, a directory, a missing file).
@@ -54,7 +56,7 @@ def corpus_paths(pattern: str | os.PathLike | Sequence[str | os.PathLike]) -> li
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"corpus paths must be str or os.PathLike, received {type(item).__name__}: {item!r:.60}")
         item = os.path.expanduser(os.fspath(item))
-        if glob.has_magic(item):
+        if glob.has_magic(item) and not os.path.isfile(item):  # a file named "data[2020].txt" is that file
             matches = [path for path in glob.glob(item, recursive=True) if os.path.isfile(path)]
             if not matches:
                 raise ValueError(f"no corpus file matches {item!r} (relative to {os.getcwd()}); check the pattern")
@@ -107,9 +109,10 @@ def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
                         "iconv -f latin1 -t utf-8") from None
                 if line_number == 1 and line.startswith(_BYTE_ORDER_MARK):
                     line = line[1:]
-                tokens = line.split()
-                if tokens:
-                    yield line_number, tokens
+                for sentence in line.splitlines():  # "\r", "\x85", "\u2028"…: the lines str.splitlines() sees,
+                    tokens = sentence.split()         # as in a corpus file read whole (cli.train.read_corpus_file)
+                    if tokens:
+                        yield line_number, tokens
     except (OSError, EOFError) as error:  # gzip.BadGzipFile is an OSError; EOFError: a truncated gzip stream
         where = f", line {line_number + 1}" if line_number else ""
         damaged = path.endswith(GZIP_SUFFIX) and isinstance(error, (gzip.BadGzipFile, EOFError))

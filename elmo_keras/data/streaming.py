@@ -29,6 +29,7 @@ shuffle would mix into its own), so the same seed gives the same batches in any 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import heapq
 import itertools
@@ -251,6 +252,12 @@ class StreamingCorpus:
             TypeError: ``vocabulary`` is not a ``Vocabulary``.
         """
         import tensorflow as tf  # here: tf.data feeds fit on every backend, but only this method needs TensorFlow
+
+        from elmo_keras._quiet import keras  # here: importing this module loads no Keras
+
+        if keras.backend.backend() != "tensorflow":  # TensorFlow only reads files here: it must not take GPU memory
+            with contextlib.suppress(RuntimeError):  # its runtime already started: too late, and already decided
+                tf.config.set_visible_devices([], "GPU")
 
         steps = self.steps_per_epoch(batch_size)
         self._check_batch_arguments(vocabulary, token_input, epochs, start_step, steps)

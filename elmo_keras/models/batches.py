@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_keras._backend import gathered_batches, padded_time
+from elmo_keras._backend import gathered_batches, generated_batches, padded_time
 from elmo_keras._quiet import keras
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
@@ -137,15 +137,18 @@ def training_batches(batches: ShuffledBatches, epochs: int, start_step: int = 0)
         start_step: int, batches to skip, counted across epochs. Defaults to 0.
 
     Returns:
-        On TensorFlow (within the memory bound) a ``tf.data.Dataset`` of ``(inputs, targets)`` with the shapes of
-        ``ShuffledBatches``' items; otherwise a ``PlannedBatches``. Either holds ``epochs × len(batches) −
-        start_step`` batches, for ``fit(..., steps_per_epoch=len(batches))``.
+        On TensorFlow a ``tf.data.Dataset`` of ``(inputs, targets)`` with the shapes of ``ShuffledBatches``' items
+        (past the memory bound, a ``PlannedBatches`` behind it); otherwise a ``PlannedBatches``. Either holds
+        ``epochs × len(batches) − start_step`` batches, for ``fit(..., steps_per_epoch=len(batches))``.
     """
     start_epoch, offset = divmod(int(start_step), len(batches))
     longest = max(len(s) for s in batches.sentences) + 2
     row_bytes = longest * (MAX_CHARS_PER_TOKEN if batches.token_input == "char" else 1) * 4
-    if keras.backend.backend() != "tensorflow" or len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:
+    if keras.backend.backend() != "tensorflow":
         return PlannedBatches(batches, epochs, start_step)
+    if len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:  # batch by batch, with a symbolic time axis
+        tail = (MAX_CHARS_PER_TOKEN,) if batches.token_input == "char" else ()
+        return generated_batches(PlannedBatches(batches, epochs, start_step), batches.batch_size, tail)
     inputs, targets = lm_inputs_and_targets(batches.sentences, batches.vocabulary, batches.token_input)
     empty = len(batches.sentences)  # an extra all-padding row, the filler of short batches
     inputs = np.concatenate([inputs, np.zeros_like(inputs[:1])])

@@ -22,7 +22,7 @@ killed at any instant (SIGKILL, power loss on a file system that honours ``fsync
 checkpoints as they were and either no new one or a complete one; a killed writer's temporary file is removed by
 the next run. The latest ``KEEP_CHECKPOINTS`` = 2 are kept: if the newest is later found damaged (a disk error,
 a file system that lied about ``fsync``, a copy cut short), resuming falls back to the one before it with a
-warning, instead of starting over. Every array is checked on reading (zip CRC-32, names, shapes, dtypes).
+warning, instead of starting over. Every array is checked on reading (zip CRC-32, names, shapes).
 """
 
 from __future__ import annotations
@@ -91,16 +91,21 @@ def fingerprint(chunks) -> str:
 
 
 def run_identity(config: dict, seed: int, vocabulary: Vocabulary, corpus_fingerprint: str,
-                 steps_per_epoch: int) -> dict:
+                 steps_per_epoch: int, strategy: str = "none") -> dict:
     """What must be equal for a run to resume from another's checkpoint: the config (``epochs`` aside: a run may
-    be resumed to train longer, since epoch ``e``'s batches depend only on ``[seed, e]``), the seed, the steps per
-    epoch, and the vocabulary's and the corpus's fingerprints."""
+    be resumed to train longer, since epoch ``e``'s batches depend only on ``[seed, e]``; ``training_precision`` as
+    resolved, not ``"auto"``), the seed, the steps per epoch, the vocabulary's (lowercasing included) and the
+    corpus's fingerprints, the Keras backend and the distribution ``strategy`` (``"none"``, ``"mirrored"``,
+    ``"data-parallel"`` or a strategy class with its replica count): each changes the random streams or the
+    arithmetic, so a run resumed with another would not end as the uninterrupted one."""
     return {
         "config": {key: value for key, value in config.items() if key != "epochs"},
         "seed": int(seed),
         "steps_per_epoch": int(steps_per_epoch),
-        "vocabulary": fingerprint(vocabulary.tokens),
+        "vocabulary": fingerprint([f"lowercase={vocabulary.lowercase}", *vocabulary.tokens]),
         "corpus": corpus_fingerprint,
+        "backend": keras.backend.backend(),
+        "strategy": strategy,
     }
 
 

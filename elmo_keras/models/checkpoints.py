@@ -4,6 +4,7 @@ which finds the checkpoint a run resumes from (the file format: ``models.checkpo
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 from elmo_keras._quiet import keras
@@ -114,6 +115,22 @@ def check_checkpoint_arguments(directory, every, resume) -> None:
         raise ValueError(f"checkpoint_dir {directory} is an existing file, not a directory")
 
 
+def prepare_checkpoint_directory(directory) -> None:
+    """Create ``directory`` (and its parents) and check that checkpoints can be written there, before training.
+
+    Raises:
+        ValueError: it cannot be created (a parent is a file, no permission) or is not writable, saying which.
+    """
+    path = pathlib.Path(directory)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot create checkpoint_dir {directory}: {error.strerror or error}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write checkpoints in {directory}: no permission to write there; choose another "
+                         "checkpoint directory")
+
+
 def start_checkpointing(directory, resume: bool, identity: dict, total_steps: int):
     """Prepare ``directory`` for a run and find the state it resumes from.
 
@@ -132,6 +149,7 @@ def start_checkpointing(directory, resume: bool, identity: dict, total_steps: in
             ``resume``) the directory already holds checkpoints, which a new run would mix with its own.
         ValueError: the checkpoint is past the run's last step (ask for more epochs).
     """
+    prepare_checkpoint_directory(directory)
     remove_temporary_files(directory)
     if not resume:
         existing = checkpoint_files(directory)
@@ -149,6 +167,10 @@ def start_checkpointing(directory, resume: bool, identity: dict, total_steps: in
                          "more epochs to continue it")
     note = f"resumed from {state.path.name} (step {state.step})"
     if skipped:
-        note += f", skipping {len(skipped)} damaged newer checkpoint(s)"
+        note += f", skipping {len(skipped)} damaged newer checkpoint(s), kept as *.npz.damaged"
+        for damaged in checkpoint_files(directory):  # newest first: set aside, so that pruning keeps intact ones
+            if damaged == state.path:
+                break
+            os.replace(damaged, damaged.with_name(damaged.name + ".damaged"))
     return state, {"resumed_from": str(state.path), "resumed_step": state.step, "skipped_checkpoints": skipped,
                    "note": note}

@@ -138,6 +138,16 @@ def distribution_scope(strategy=None, devices=None):
             yield strategy.num_replicas_in_sync
 
 
+def strategy_name(strategy) -> str:
+    """``"none"``, ``"mirrored"``, ``"data-parallel"``, or a strategy object's class and replica count
+    (``"MultiWorkerMirroredStrategy×4"``): what a checkpoint records of how a run was distributed."""
+    if strategy is None:
+        return "none"
+    if isinstance(strategy, str):
+        return strategy
+    return f"{type(strategy).__name__}×{getattr(strategy, 'num_replicas_in_sync', '?')}"
+
+
 def _check_strategy_object(strategy, devices) -> None:
     if keras.backend.backend() != "tensorflow" or "tensorflow" not in type(strategy).__module__:
         raise ValueError(f"strategy must be None, one of {STRATEGIES} or a tf.distribute.Strategy (TensorFlow "

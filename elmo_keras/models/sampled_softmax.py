@@ -10,7 +10,8 @@ The pipeline, per direction and training step:
    most likely ranks, as bilm-tf's vocabulary files put ``</S>``, ``<S>``, ``<UNK>`` first). But the full softmax
    that evaluation uses normalises over ``PAD_ID`` too, so it joins every draw as one extra candidate counted
    exactly (expected count 1, no correction): its logit is trained down as the full softmax would, and the
-   sampled loss estimates exactly the full loss.
+   sampled normaliser estimates the full one without bias (the loss, its log, is biased low; the bias shrinks as
+   ``S`` grows).
 2. ``sampled_softmax_losses``: for each position, a softmax over the true word and the ``S`` draws, each draw's
    logit lowered by the log of its expected count ``S · q(id)``, draws equal to the true word ("accidental hits")
    removed.

@@ -24,7 +24,7 @@ from elmo_keras.models.checkpoints import (
     check_checkpoint_arguments,
     start_checkpointing,
 )
-from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope
+from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope, strategy_name
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.models.precision import resolve_training_precision
@@ -124,8 +124,8 @@ def train_bilm(
         return model
 
     steps = data.steps_per_epoch
-    identity = run_identity(config.to_dict(), int(seed), vocabulary,
-                            data.fingerprint() if checkpoint_dir is not None else "", steps)
+    identity = run_identity({**config.to_dict(), "training_precision": precision}, int(seed), vocabulary,
+                            data.fingerprint() if checkpoint_dir is not None else "", steps, strategy_name(strategy))
     state, checkpoint_report = None, None
     if checkpoint_dir is not None:
         state, checkpoint_report = start_checkpointing(checkpoint_dir, resume, identity, config.epochs * steps)

@@ -332,6 +332,9 @@ def _write_all_or_nothing(writers: dict) -> None:
 
     ``write`` creates its file, so it gets the permissions any new file would (umask), unlike ``mkstemp``'s 0600.
     """
+    for target in writers:  # before writing anything: a rename onto a directory would fail after another's
+        if pathlib.Path(target).is_dir():
+            raise IsADirectoryError(f"cannot write {target}: it is a directory; choose a file name")
     staged = []
     try:
         for target, write in writers.items():

@@ -28,6 +28,7 @@ import contextlib
 import os
 import tempfile
 
+from elmo_keras.safe_files import new_file_mode
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN
 from elmo_keras.text.vocabulary import PAD_TOKEN, SPECIAL_TOKENS, UNK_TOKEN, Vocabulary
 
@@ -80,6 +81,7 @@ def write_bilm_vocabulary(vocabulary: Vocabulary, path: str | os.PathLike) -> No
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(temporary, new_file_mode())  # not mkstemp's 0600: as any file written here
         os.replace(temporary, path)
         temporary = None
     finally:
