@@ -8,6 +8,7 @@ import numpy as np
 
 from elmo_keras._backend import gathered_batches, generated_batches, padded_time
 from elmo_keras._quiet import keras
+from elmo_keras.data.streaming import encoded_batch
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 
@@ -79,13 +80,8 @@ class ShuffledBatches(keras.utils.PyDataset):
 
     def encoded(self, indices: Sequence[int]):
         """The ``(inputs, targets)`` batch of the sentences at ``indices``, filled up to ``batch_size`` rows."""
-        batch = [self.sentences[i] for i in indices]
-        inputs, targets = lm_inputs_and_targets(batch, self.vocabulary, self.token_input, self.batch_length(indices))
-        missing = self.batch_size - len(batch)
-        if missing:
-            inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])
-            targets = np.concatenate([targets, np.zeros((missing,) + targets.shape[1:], targets.dtype)])
-        return inputs, targets
+        # one encoding for the in-memory and the streamed corpora: the same sentences give the same batch
+        return encoded_batch([self.sentences[i] for i in indices], self.vocabulary, self.token_input, self.batch_size)
 
     def on_epoch_end(self):
         self._epoch += 1
