@@ -103,8 +103,9 @@ def worker(mode: str, pattern: str, batch_size: int) -> dict:
             "baseline_mb": baseline, "peak_mb": peak_rss_mb()}
 
 
-def measure(mode: str, pattern: str, batch_size: int) -> dict:
-    command = [sys.executable, __file__, "--worker", mode, "--corpus", pattern, "--batch-size", str(batch_size)]
+def measure(mode: str, pattern: str, batch_size: int, script: str = __file__) -> dict:
+    """Run ``script --worker MODE --corpus PATTERN --batch-size N`` in a fresh process; its last stdout line (JSON)."""
+    command = [sys.executable, script, "--worker", mode, "--corpus", pattern, "--batch-size", str(batch_size)]
     environment = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "KERAS_BACKEND": "tensorflow"}
     result = subprocess.run(command, capture_output=True, text=True, env=environment, check=False)
     if result.returncode != 0:

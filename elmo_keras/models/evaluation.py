@@ -30,13 +30,15 @@ def perplexities(model: BiLanguageModel, sentences, batch_size: int = 64) -> dic
         TypeError, ValueError: as ``text.sentences.as_token_lists`` (a single str, an empty sentence, ...).
     """
     sentences = as_token_lists(sentences)
-    inputs, targets = lm_inputs_and_targets(sentences, model.vocabulary, model.token_input)
+    length = max(len(sentence) for sentence in sentences) + 2  # every batch as long: the same arrays as one encoding
     model.forward_perplexity.reset_state()
     model.backward_perplexity.reset_state()
-    for start in range(0, len(sentences), batch_size):
-        forward_logits, backward_logits = lm_logits(model, inputs[start : start + batch_size])
+    for start in range(0, len(sentences), batch_size):  # encoded batch by batch: memory bounded by the batch
+        inputs, targets = lm_inputs_and_targets(sentences[start : start + batch_size], model.vocabulary,
+                                                model.token_input, length)
+        forward_logits, backward_logits = lm_logits(model, inputs)
         outputs = {"forward_logits": forward_logits, "backward_logits": backward_logits}
-        model.compute_loss(y=targets[start : start + batch_size], y_pred=outputs, training=False)
+        model.compute_loss(y=targets, y_pred=outputs, training=False)
     result = {
         "forward_perplexity": float(model.forward_perplexity.result()),
         "backward_perplexity": float(model.backward_perplexity.result()),
