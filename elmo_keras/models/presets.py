@@ -131,7 +131,8 @@ class BiLMConfig(DictConfig):
 PRESETS = {
     # The seed notebook's sizes: word embedding 128, 2 layers, 256 hidden units per direction.
     # The embedding is projected to 256 so that layer 0 = [x; x] is as wide as the LSTM layers.
-    # "auto": mixed bfloat16 only where it measures faster on this machine (the sense separation holds either way).
+    # "auto": mixed bfloat16 only where it measures faster on this machine. The senses split either way (seed 0,
+    # held-out top-layer separation of bank/play/right: 0.92/0.92/0.96 in float32, 0.92/0.92/0.88 in bfloat16).
     "toy": BiLMConfig(training_precision="auto"),
     # A character-level variant of the toy model (handles unseen words like the original ELMo).
     "char-toy": BiLMConfig(token_input="char", embedding_dim=16, units=256, projection_dim=128, cell_clip=3.0,
