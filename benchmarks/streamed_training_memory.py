@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 
-from streaming_memory import measure, write_corpus
+from streaming_memory import generated_corpora, measure
 from timing import cpu_name
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
@@ -111,12 +111,9 @@ def main():
     rows = {}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="streamed_training_memory_") as root:
-        for size in sorted(set(args.sizes) | set(args.memory_sizes)):
-            directory = os.path.join(root, f"x{size}")
-            os.mkdir(directory)
-            pattern = write_corpus(directory, size)
-            paths = ["streamed"] if size in args.sizes else []
-            paths += ["in memory"] if size in args.memory_sizes else []
+        for size, pattern, streamed, in_memory in generated_corpora(root, args.sizes, args.memory_sizes):
+            paths = ["streamed"] if streamed else []
+            paths += ["in memory"] if in_memory else []
             for path in paths:
                 row = rows[size, path] = measure(path, pattern, args.batch_size, script=__file__)
                 print(f"{size:>6}× {row['sentences']:>10,} {row['tokens']:>10,}  {path:<10} {row['vocab_size']:>6} "

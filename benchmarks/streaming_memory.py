@@ -65,6 +65,15 @@ def write_corpus(directory: str, copies: int, seed: int = 0) -> str:
     return os.path.join(directory, "part-*.txt.gz")
 
 
+def generated_corpora(root: str, sizes, memory_sizes):
+    """For each size in either list, smallest first: ``(size, glob, streamed, in_memory)``, the corpus written to
+    ``root/x<size>`` by ``write_corpus``; ``streamed``/``in_memory`` say which lists hold the size."""
+    for size in sorted(set(sizes) | set(memory_sizes)):
+        directory = os.path.join(root, f"x{size}")
+        os.mkdir(directory)
+        yield size, write_corpus(directory, size), size in sizes, size in memory_sizes
+
+
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
 
@@ -149,12 +158,9 @@ def main():
     print("-" * len(header))
     rows = {}
     with tempfile.TemporaryDirectory(prefix="streaming_memory_") as root:
-        for size in sorted(set(args.sizes) | set(args.memory_sizes)):
-            directory = os.path.join(root, f"x{size}")
-            os.mkdir(directory)
-            pattern = write_corpus(directory, size)
-            modes = ["scan", "stream word", "stream char"] if size in args.sizes else []
-            modes += ["memory word", "memory char"] if size in args.memory_sizes else []
+        for size, pattern, streamed, in_memory in generated_corpora(root, args.sizes, args.memory_sizes):
+            modes = ["scan", "stream word", "stream char"] if streamed else []
+            modes += ["memory word", "memory char"] if in_memory else []
             for mode in modes:
                 row = rows[size, mode] = measure(mode, pattern, args.batch_size)
                 seconds = row["pass_seconds"] if mode != "scan" else row["prepare_seconds"]
