@@ -14,7 +14,8 @@ and the ``training_precision="auto"`` probe (float32).
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``.
 - ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
-- ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch).
+- ``gathered_batches``: the biLM's training batches as a ``tf.data`` pipeline (no Python per batch);
+  ``generated_batches``: batches a Python generator makes (a streamed corpus, a large in-memory one).
 - ``fit_jit_compile``: what ``Model.compile(jit_compile=…)`` takes for a fast training step on each backend.
 - ``padded_time``: a training batch's time steps, rounded up on JAX (which compiles the step once per shape).
 - ``dense_gradients``: TensorFlow's sparse (``IndexedSlices``) gradients as dense tensors (``models.optimizer``).
@@ -27,6 +28,7 @@ and the ``training_precision="auto"`` probe (float32).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import numpy as np
@@ -224,30 +226,31 @@ def gathered_batches(inputs, targets, plan, lengths):
     return tf.data.Dataset.range(int(plan.shape[0])).map(batch).prefetch(1).with_options(options)
 
 
-
-def generated_batches(sequence, batch_size: int, inputs_tail: tuple = ()):
-    """A ``tf.data`` pipeline of the items of ``sequence`` (``(inputs, targets)`` int32 NumPy batches), in order.
+def generated_batches(generate: Callable, batch_size: int, inputs_tail: tuple = ()):
+    """A ``tf.data`` pipeline of the ``(inputs, targets)`` int32 NumPy batches that ``generate()`` yields, in order.
 
     Keras would read a ``PyDataset``'s signature from its first two items and fix the time axis when they have the
-    same length (a later batch of another length then fails); here the time axis is None in the signature.
+    same length (a later batch of another length then fails); here the time axis is None in the signature (one
+    trace of the training step). On other backends TensorFlow only reads data here: it is kept off the GPUs.
 
     Args:
-        sequence: indexable, ``len(sequence)`` items of ``(inputs (batch_size, time, *inputs_tail), targets
-            (batch_size, time))``.
-        batch_size: int, the rows of every item.
+        generate: a function of no arguments returning an iterator of ``(inputs (batch_size, time, *inputs_tail),
+            targets (batch_size, time))``; called anew for each pass over the dataset.
+        batch_size: int, the rows of every batch.
         inputs_tail: the inputs' shape after the time axis: ``()`` for word ids, ``(50,)`` for character ids.
 
     Returns:
-        A ``tf.data.Dataset`` of the items.
+        A ``tf.data.Dataset`` of the batches, two prepared ahead.
     """
-    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+    import tensorflow as tf  # here: tf.data feeds fit on every backend, but only the pipelines need TensorFlow
 
-    def items():
-        for index in range(len(sequence)):
-            yield sequence[index]
-
+    if keras.backend.backend() != "tensorflow":  # it must not take GPU memory from the backend that trains
+        with contextlib.suppress(RuntimeError):  # its runtime already started: too late, and already decided
+            tf.config.set_visible_devices([], "GPU")
     signature = (tf.TensorSpec((batch_size, None, *inputs_tail), tf.int32), tf.TensorSpec((batch_size, None), tf.int32))
-    return tf.data.Dataset.from_generator(items, output_signature=signature).prefetch(1)
+    options = tf.data.Options()
+    options.autotune.enabled = False  # its background thread holds up tearing the pipeline down (gathered_batches)
+    return tf.data.Dataset.from_generator(generate, output_signature=signature).prefetch(2).with_options(options)
 
 
 def fit_jit_compile() -> bool:

@@ -10,8 +10,10 @@ Two rules, used by the CLI, ``ElmoEmbedder.embed_file`` and model directories:
   elsewhere the old one is first renamed aside and restored if the second rename fails. Either way an
   interruption leaves the previous directory (or the new one) complete, never a mix of both.
 
-Small JSON files (measurements, cached results) are read with ``read_json_object`` and written with
-``write_json_object``, which replaces the file in one rename; both live under ``user_cache_directory``.
+A file is replaced in one step too: ``replace_file`` fills a temporary file beside it and renames it over the
+target (``write_beside`` alone, for several files renamed together). Small JSON files (measurements, cached
+results) are read with ``read_json_object`` and written with ``write_json_object``, which uses it; both live under
+``user_cache_directory``.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ import pathlib
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, BinaryIO
 
 PathLike = str | os.PathLike
 RENAME_EXCHANGE = 2  # <linux/fs.h>
@@ -201,12 +203,81 @@ def read_json_object(path: PathLike) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+_UMASK = []
+
+
 def new_file_mode() -> int:
     """The permissions a newly created file gets here (``0o666`` less the umask): what a file written through a
-    private temporary file (``mkstemp``'s 0600) should be given before it is renamed into place."""
-    umask = os.umask(0)
+    private temporary file (``mkstemp``'s 0600) should be given before it is renamed into place.
+
+    The umask is read once, at the first call, and cached: on Linux from ``/proc/self/status`` (which leaves it
+    untouched), elsewhere by setting it and putting it back, which other threads must not see more than once. A
+    later ``os.umask`` change in this process is not seen.
+    """
+    if not _UMASK:
+        _UMASK.append(_current_umask())
+    return 0o666 & ~_UMASK[0]
+
+
+def _current_umask() -> int:
+    with contextlib.suppress(OSError, ValueError):
+        for line in pathlib.Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    umask = os.umask(0o077)
     os.umask(umask)
-    return 0o666 & ~umask
+    return umask
+
+
+def write_beside(target: PathLike, write: Callable[[BinaryIO], None], *, prefix: str | None = None,
+                 fsync: bool = True) -> pathlib.Path:
+    """Fill a new hidden temporary file beside ``target`` (``.NAME.XXXXXXXX.tmp``, or ``prefix`` + ``XXXXXXXX.tmp``)
+    with ``write(handle)``, ready to be renamed over ``target`` (``replace_file``, or several at once).
+
+    ``handle`` is the temporary file opened for binary reading and writing (``"w+b"``). Once ``write`` returns,
+    the file is flushed, ``fsync``-ed (when ``fsync``; off for files one may lose, e.g. caches) and given the
+    permissions a new file gets here (``new_file_mode``, not ``mkstemp``'s 0600).
+
+    Returns:
+        The temporary file's path.
+
+    Raises:
+        Whatever ``write`` raises, or ``OSError``: the directory cannot be created or written. No temporary file is
+        left behind then.
+    """
+    target = pathlib.Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, name = tempfile.mkstemp(dir=target.parent, prefix=prefix or f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w+b") as handle:
+            write(handle)
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+        os.chmod(name, new_file_mode())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return pathlib.Path(name)
+
+
+def replace_file(target: PathLike, write: Callable[[BinaryIO], None], *, prefix: str | None = None,
+                 fsync: bool = True) -> None:
+    """Write ``target`` in one rename: ``write(handle)`` fills a temporary file beside it (``write_beside``), which
+    then replaces ``target``. A reader sees the previous file or the whole new one; if anything fails (``write``
+    raises, a full disk, a directory in the way), the previous file stays as it was and no temporary file is left.
+
+    Raises:
+        Whatever ``write`` raises, or ``OSError``.
+    """
+    temporary = write_beside(target, write, prefix=prefix, fsync=fsync)
+    try:
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def write_json_object(path: PathLike, data: Mapping[str, Any]) -> bool:
@@ -216,20 +287,9 @@ def write_json_object(path: PathLike, data: Mapping[str, Any]) -> bool:
         False when the place cannot be written (the caller only loses a saving). Whatever fails (data that is not
         JSON raises its ``TypeError``), no temporary file is left behind and a previous file stays as it was.
     """
-    path = pathlib.Path(path)
-    temporary = None
+    text = json.dumps(data).encode("utf-8")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False, encoding="utf-8") as f:
-            temporary = f.name
-            json.dump(data, f)
-        os.chmod(temporary, new_file_mode())  # not mkstemp's 0600: as any file written here
-        os.replace(temporary, path)
-        temporary = None
-        return True
+        replace_file(path, lambda handle: handle.write(text), fsync=False)  # a cache: losing it costs a recomputation
     except OSError:
         return False
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+    return True

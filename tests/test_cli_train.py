@@ -20,7 +20,8 @@ def test_train_writes_a_loadable_model_directory(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "content, message",
-    [(b"\xff\xfe\x00bad", "is not UTF-8 text (invalid byte at offset 0)"), (b"\n  \n", "has no sentences")],
+    [(b"the bank\n\xff\xfe\x00bad", "corpus.txt, line 2: not UTF-8 (invalid start byte at byte 0 of the line"),
+     (b"\n  \n", "has no sentences")],
 )
 def test_train_bad_corpus_prints_one_error_line(tmp_path, capsys, content, message):
     corpus = tmp_path / "corpus.txt"
@@ -42,11 +43,36 @@ def test_train_corpus_with_a_byte_order_mark(tmp_path, capsys):
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes("\ufeffBank closed .\r\nWe sat by the bank .\n".encode("utf-8"))
-    assert read_corpus_file(str(corpus)) == ["Bank closed .", "We sat by the bank ."]
+    assert read_corpus_file(str(corpus)) == [["Bank", "closed", "."], ["We", "sat", "by", "the", "bank", "."]]
     assert main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "1",
                  "--quiet"]) == 0
     tokens = load_bilm(tmp_path / "model").vocabulary.tokens
     assert "bank" in tokens and not any("\ufeff" in token for token in tokens)
+
+
+def test_a_corpus_file_gives_the_same_tokens_in_memory_and_streamed(tmp_path, capsys):
+    """One whitespace-tokenized sentence per line, read whole or streamed: punctuation stays on its word."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the bank, by the river.\nThe bank closed.\n", encoding="utf-8")
+    argv = ["--corpus", str(corpus), "--preset", "tiny", "--epochs", "1", "--quiet"]
+    assert main(["train", str(tmp_path / "in_memory"), *argv]) == 0
+    assert main(["train", str(tmp_path / "streamed"), *argv, "--stream"]) == 0
+    in_memory = load_bilm(tmp_path / "in_memory").vocabulary
+    assert in_memory == load_bilm(tmp_path / "streamed").vocabulary
+    assert "bank," in in_memory and "river." in in_memory and "," not in in_memory
+
+
+def test_a_vocabulary_file_with_capitals_under_a_lowercasing_preset(tmp_path, capsys, no_training):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("<S>\n</S>\n<UNK>\nthe\nBank\n", encoding="utf-8")
+    assert main(["train", str(tmp_path / "m"), "--vocab", str(vocab), "--preset", "tiny", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {vocab}, line 5: 'Bank' has capitals") and err.count("\n") == 1
+    assert "; --preset tiny lowercases words: write the vocabulary from a lowercased corpus" in err
+    vocab.write_text("<S>\n</S>\nBank\n", encoding="utf-8")  # another fault too: that one is reported
+    assert main(["train", str(tmp_path / "m"), "--vocab", str(vocab), "--preset", "tiny", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "lacks <UNK>" in err and "capitals" not in err
 
 
 @pytest.fixture

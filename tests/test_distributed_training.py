@@ -16,7 +16,7 @@ from elmo_keras._quiet import keras
 from elmo_keras.models.distribution import (
     configure_cpu_devices,
     distribution_scope,
-    global_token_mean,
+    global_token_means,
     sum_over_replicas,
 )
 from tests.backend_support import BACKEND, tensorflow_only, to_numpy
@@ -82,8 +82,10 @@ def test_no_strategy_is_one_replica_and_changes_nothing():
         total, count = keras.ops.convert_to_tensor(6.0), keras.ops.convert_to_tensor(4.0)
         assert to_numpy(sum_over_replicas(total)) == 6.0
         assert [to_numpy(v) if v is not None else None for v in sum_over_replicas([total, None])] == [6.0, None]
-        assert to_numpy(global_token_mean(total, count)) == pytest.approx(1.5)
-        assert to_numpy(global_token_mean(total, keras.ops.convert_to_tensor(0.0))) == 6.0  # no tokens: the sum
+        shares, means, counts = global_token_means([total, total], [count, keras.ops.convert_to_tensor(0.0)])
+        assert [to_numpy(v) for v in shares] == [pytest.approx(1.5), 6.0]  # no tokens: the sum
+        assert [to_numpy(v) for v in means] == [pytest.approx(1.5), 6.0]
+        assert [to_numpy(v) for v in counts] == [4.0, 0.0]
 
 
 @pytest.mark.parametrize("strategy, message", [
@@ -105,7 +107,7 @@ def test_devices_without_a_strategy_are_refused():
 
 @pytest.mark.parametrize("count", [0, -1, 1.5, True])
 def test_configure_cpu_devices_checks_its_count(count):
-    with pytest.raises(ValueError, match="count must be an int >= 1"):
+    with pytest.raises(ValueError, match="count must be a positive int, received"):
         configure_cpu_devices(count)
 
 

@@ -7,6 +7,7 @@ The run (``tests/resume_worker.py``): 18 sentences, batches of 4 (5 steps per ep
 checkpoint every 2 steps and at every epoch end (steps 2, 4, 5, 6, 8, 10, 12, 14, 15).
 """
 
+import json
 import os
 import pathlib
 import shutil
@@ -19,6 +20,7 @@ import pytest
 
 from elmo_keras._quiet import keras
 from elmo_keras.models import checkpoint_files
+from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.models.checkpoint_files import (
     CheckpointError,
     TrainingState,
@@ -156,17 +158,56 @@ def test_the_latest_two_checkpoints_are_kept_and_read_back(tmp_path):
     np.testing.assert_array_equal(state.values["model"][0], np.full((4, 16), 3.0, np.float32))
 
 
+def assert_damaged_and_skipped(newest: pathlib.Path, problem: str) -> None:
+    """Reading ``newest`` (step 4, beside an intact step 2) says it is damaged, with ``problem`` (a regex), and
+    resuming skips it for step 2."""
+    with pytest.raises(CheckpointError, match=rf"checkpoint .*{newest.name} is damaged \({problem}\); delete it to "
+                                              r"resume from the previous checkpoint"):
+        read_checkpoint(newest)
+    with pytest.warns(UserWarning, match="resuming from an older checkpoint"):
+        state, skipped = latest_checkpoint(newest.parent)
+    assert state.step == 2 and len(skipped) == 1
+
+
+def test_a_checkpoint_has_the_permissions_of_any_new_file(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    path = write_checkpoint(tmp_path, state_at(1))
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+
+
+def test_a_diverged_model_is_never_captured():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="dense")])
+    model.compile(optimizer="adam", loss="mse")
+    model.optimizer.build(model.trainable_variables)
+    model.layers[0].kernel.assign(np.array([[np.nan, 1.0], [np.inf, 1.0], [1.0, 1.0]], np.float32))
+    with pytest.raises(TrainingDivergedError, match=r"the model has 2 non-finite value\(s\) \(NaN or inf\) in "
+                                                    r"'.*dense/kernel' after step 3: training diverged"):
+        checkpoint_files.capture_state(model, 3, {}, IDENTITY, Vocabulary(["bank"]))
+
+
+@pytest.mark.parametrize("field", ["paths", "step", "history", "identity", "paths.model"])
+def test_a_checkpoint_missing_a_field_is_damaged_and_skipped(tmp_path, field):
+    write_checkpoint(tmp_path, state_at(2))
+    newest = write_checkpoint(tmp_path, state_at(4))
+    with np.load(newest) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(bytes(arrays["meta"]).decode("utf-8"))
+    if field == "paths.model":
+        del meta["paths"]["model"]
+    else:
+        del meta[field]
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8)
+    np.savez(newest, **arrays)
+    assert_damaged_and_skipped(newest, r"its description is incomplete: KeyError .*")
+
+
 def test_a_damaged_newest_checkpoint_falls_back_to_the_previous_one(tmp_path):
     write_checkpoint(tmp_path, state_at(2))
     newest = write_checkpoint(tmp_path, state_at(4))
     whole = newest.read_bytes()
     newest.write_bytes(whole[: len(whole) // 2])  # cut short
-    with pytest.raises(CheckpointError, match=r"checkpoint .*checkpoint-000000004.npz is damaged \(truncated or "
-                                              r"corrupted: .*\); delete it to resume from the previous checkpoint"):
-        read_checkpoint(newest)
-    with pytest.warns(UserWarning, match="resuming from an older checkpoint"):
-        state, skipped = latest_checkpoint(tmp_path)
-    assert state.step == 2 and len(skipped) == 1
+    assert_damaged_and_skipped(newest, r"truncated or corrupted: .*")
 
     flipped = bytearray(whole)  # one bit flipped inside an array: the zip's CRC-32 catches it
     at = whole.index(np.full(16, 7.25, np.float32).tobytes())

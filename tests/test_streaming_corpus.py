@@ -14,7 +14,7 @@ import pytest
 from elmo_keras._backend import padded_time
 from elmo_keras.data import polysemy_sentences
 from elmo_keras.data.corpus_files import MAX_LINE_BYTES, CorpusFileError, corpus_paths
-from elmo_keras.data.streaming import StreamingCorpus, _buffer_shuffled, _interleaved, vocabulary_from_counts
+from elmo_keras.data.streaming import StreamingCorpus, _buffer_shuffled, _interleaved
 from elmo_keras.text.batching import char_ids_with_boundaries
 from elmo_keras.text.vocabulary import PAD_ID, Vocabulary
 
@@ -71,19 +71,42 @@ def test_glob_finds_gzip_and_plain_files_and_scan_equals_from_corpus(corpus_dir,
     assert list(corpus.sentences()) == sentences and corpus.head(3) == sentences[:3]
     lowercase = StreamingCorpus([corpus_dir / "part-2.txt", str(corpus_dir / "*.gz")], lowercase=True)
     assert lowercase.scan(min_count=2)[0] == Vocabulary.from_corpus(sentences, min_count=2, lowercase=True)
-    assert [f["size"] for f in corpus.fingerprint()] == [os.path.getsize(p) for p in corpus.paths]
+
+
+def test_the_scan_fingerprints_file_names_and_sentences(corpus_dir, sentences, scanned, tmp_path):
+    """The checkpoints' corpus fingerprint, computed in the scan's one pass with ``checkpoint_files``' scheme."""
+    from elmo_keras.models.checkpoint_files import fingerprint
+
+    corpus, _, stats = scanned
+    chunks = []
+    for path in corpus.paths:
+        chunks += [f"\n{os.path.basename(path)}", *(" ".join(t) for t in StreamingCorpus(path).sentences())]
+    assert stats.fingerprint == fingerprint(chunks)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for path in corpus.paths:  # a copy elsewhere is the same corpus; a renamed or edited file is not
+        (copy / os.path.basename(path)).write_bytes(open(path, "rb").read())
+    assert StreamingCorpus(str(copy / "part-*")).scan()[1].fingerprint == stats.fingerprint
+    (copy / "part-2.txt").rename(copy / "part-3.txt")
+    assert StreamingCorpus(str(copy / "part-*")).scan()[1].fingerprint != stats.fingerprint
+    with open(copy / "part-3.txt", "a", encoding="utf-8") as handle:
+        handle.write("one more line\n")
+    (copy / "part-3.txt").rename(copy / "part-2.txt")
+    assert StreamingCorpus(str(copy / "part-*")).scan()[1].fingerprint != stats.fingerprint
 
 
 @pytest.mark.parametrize("min_count, max_size", [(1, None), (2, None), (1, 7), (3, 5), (1, 0), (9, 10_000)])
 def test_vocabulary_from_counts_equals_from_corpus(min_count, max_size):
-    """Ties (many tokens seen equally often) are broken alphabetically, as ``from_corpus`` does."""
+    """Ties (many tokens seen equally often) are broken alphabetically; with ``lowercase`` the counts of a word's
+    spellings are added together, as ``from_corpus`` counts them."""
     rng = np.random.default_rng(0)
     words = ["b", "a", "C", "c", "<S>", "<pad>", "é", "Z", "aa", "ab"]
     corpus = [list(rng.choice(words, size=rng.integers(1, 6))) for _ in range(60)]
     for lowercase in (False, True):
-        counts = collections.Counter(t.lower() if lowercase else t for s in corpus for t in s)
         expected = Vocabulary.from_corpus(corpus, min_count=min_count, lowercase=lowercase, max_size=max_size)
-        assert vocabulary_from_counts(counts, min_count, lowercase, max_size) == expected
+        for counts in (collections.Counter(t for s in corpus for t in s),
+                       collections.Counter(t.lower() if lowercase else t for s in corpus for t in s)):
+            assert Vocabulary.from_counts(counts, min_count, lowercase, max_size) == expected
 
 
 def decoded_rows(inputs, targets, vocabulary):
@@ -131,7 +154,7 @@ def test_a_file_gives_the_same_sentences_streamed_and_read_whole(tmp_path):
     path.write_bytes("a b\rc d\u2028e f\r\n\ng h\x85i\n".encode())
     assert corpus_paths(str(path)) == [str(path)]
     streamed = list(StreamingCorpus(str(path)).sentences())
-    assert streamed == [line.split() for line in read_corpus_file(str(path))] == [
+    assert streamed == read_corpus_file(str(path)) == [
         ["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"], ["i"]]
 
 
@@ -263,3 +286,17 @@ def test_batches_need_a_scan_and_valid_settings_and_notice_changed_files(tmp_pat
     write_lines(path, ["a b", "c d e", "f", "g"])
     with pytest.raises(CorpusFileError, match=r"changed since scan\(\): 3 sentences then, more now"):
         list(corpus.epoch_sentence_batches(2, seed=0, epoch=0))
+
+
+@pytest.mark.parametrize("text", ["is the bank open?", "bank " * 60, "[the bank] * 2"])
+def test_a_single_sentence_is_never_taken_for_files(text, tmp_path, monkeypatch):
+    """A str streams files only if it names one, or is a glob matching one: a long sentence (over the file system's
+    name limit) or one with glob characters reaches the "single str" error, not an OSError or "no file matches"."""
+    from elmo_keras.models.training_data import is_streamed_corpus, prepare_training_data
+
+    monkeypatch.chdir(tmp_path)
+    assert not is_streamed_corpus(text)
+    with pytest.raises(TypeError, match="received a single str; wrap it in a list"):
+        prepare_training_data(text, config=None, seed=0)
+    write_lines(tmp_path / "a.txt", ["the bank"])
+    assert is_streamed_corpus("a.txt") and is_streamed_corpus("*.txt") and is_streamed_corpus(str(tmp_path / "a?txt"))

@@ -1,9 +1,11 @@
 """The ``train`` command: a biLM trained on the built-in polysemy corpus, a text file or streamed text files (a
 glob, ``.gz`` shards), optionally data-parallel and resumable from checkpoints, saved as a model directory.
 
-``--corpus`` is read in two ways:
+A ``--corpus`` file holds one whitespace-tokenized sentence per line (bilm-tf's format, as ``embed`` reads its
+input). It is read in one of two ways, which give the same tokens (``data.corpus_files.file_sentences``), hence
+the same vocabulary:
 
-- a plain file (no glob characters, not ``.gz``): loaded in memory, as always;
+- a plain file (no glob characters, not ``.gz``): loaded in memory;
 - a quoted glob (``'shards/*.txt.gz'``), a ``.gz`` file, or any path with ``--stream``: streamed
   (``data.streaming.StreamingCorpus``), never loaded whole; the vocabulary comes from one streaming pass
   (``--min-count``, ``--max-vocab``) unless ``--vocab`` gives a bilm-tf vocabulary file.
@@ -20,7 +22,7 @@ import sys
 
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
-from elmo_keras.data.corpus_files import corpus_paths
+from elmo_keras.data.corpus_files import corpus_paths, file_sentences
 from elmo_keras.models.checkpoint_files import checkpoint_files
 from elmo_keras.models.distribution import configure_cpu_devices
 from elmo_keras.models.persistence import check_save_target
@@ -36,8 +38,8 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``train`` command's arguments."""
     parser.add_argument("output", help="model directory to write (model.keras, vocabulary.json, training.json)")
     parser.add_argument("--corpus", metavar="FILE_OR_GLOB",
-                        help="UTF-8 text, one sentence per line: a file (loaded in memory) or a quoted glob / .gz "
-                             "shards (streamed) (default: the built-in polysemy corpus)")
+                        help="UTF-8 text, one whitespace-tokenized sentence per line: a file (loaded in memory) or a "
+                             "quoted glob / .gz shards (streamed) (default: the built-in polysemy corpus)")
     parser.add_argument("--stream", action="store_true", help="stream --corpus even if it is one plain file")
     parser.add_argument("--vocab", metavar="FILE", help="a bilm-tf vocabulary file (one token per line, with <S>, "
                                                         "</S>, <UNK>) instead of building one from the corpus")
@@ -97,30 +99,26 @@ def is_streamed(args: argparse.Namespace) -> bool:
     return bool(args.corpus) and (args.stream or glob.has_magic(args.corpus) or args.corpus.endswith(".gz"))
 
 
-def read_corpus_file(path: str) -> list[str]:
-    """Non-blank lines of a UTF-8 file (a leading byte-order mark is dropped).
+def read_corpus_file(path: str) -> list[list[str]]:
+    """The sentences of a corpus file, read whole: one whitespace-tokenized sentence per line (bilm-tf's format),
+    split exactly as a streamed corpus splits them (``data.corpus_files.file_sentences``); blank lines skipped.
+
+    Returns:
+        The sentences as token lists, in file order (``train_bilm`` takes them as they are: no tokenizing).
 
     Raises:
         FileNotFoundError: no such file.
         IsADirectoryError: ``path`` is a directory.
-        ValueError: not UTF-8 (the message gives the byte offset), or no non-blank line.
+        CorpusFileError: a line that is not UTF-8 or is too long (naming the file and the line).
+        ValueError: the file holds no sentence (empty or blank).
     """
     if os.path.isdir(path):
-        raise IsADirectoryError(f"corpus {path} is a directory; pass a text file with one sentence per line")
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"corpus file not found: {path}") from None
-    try:
-        text = raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {error.start}); "
-                         "re-save it as UTF-8") from None
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
+        raise IsADirectoryError(f"corpus {path} is a directory; pass a text file with one sentence per line, or a "
+                                f"quoted glob of its files ('{path}/*.txt')")
+    sentences = [tokens for file in corpus_paths(path) for _, tokens in file_sentences(file)]
+    if not sentences:
         raise ValueError(f"{path} has no sentences (it is empty or blank)")
-    return lines
+    return sentences
 
 
 def check_model_dir_output(path: str, corpus: str | list[str] | None = None,
@@ -159,18 +157,19 @@ def read_vocabulary_argument(args: argparse.Namespace):
 
     Raises:
         VocabularyFileError: the file is malformed, lacks ``<S>``/``</S>``/``<UNK>``, or has capitals while the preset
-            lowercases words (the message names the preset).
+            lowercases words (the file's message, then what to do about the preset).
     """
     lowercase = get_preset(args.preset).lowercase
     try:
         return read_bilm_vocabulary(args.vocab, lowercase=lowercase, require_special_tokens=True)
     except VocabularyFileError as error:
-        if lowercase and "has capitals" in str(error):
-            where = str(error).split(" has capitals")[0]
-            raise VocabularyFileError(f"{where} has capitals, but --preset {args.preset} lowercases words: write the "
-                                      "vocabulary from a lowercased corpus (StreamingCorpus(..., lowercase=True)), or "
-                                      "use --preset bilm-tf, which keeps case") from None
-        raise
+        if not lowercase:
+            raise
+        # read keeping case: a file with another fault raises that here; else its capitals were the fault
+        read_bilm_vocabulary(args.vocab, lowercase=False, require_special_tokens=True)
+        raise VocabularyFileError(f"{error}; --preset {args.preset} lowercases words: write the vocabulary from a "
+                                  "lowercased corpus (StreamingCorpus(..., lowercase=True)), or use --preset bilm-tf, "
+                                  "which keeps case") from None
 
 
 def run_train(args: argparse.Namespace) -> int:

@@ -10,8 +10,8 @@ piece of a file at a time.
 - ``corpus_paths``: a glob, a path or a list of them → the sorted, de-duplicated list of files, or a clear error
   (nothing matched, a directory, a missing file).
 - ``file_sentences``: one file's sentences as ``(line_number, tokens)``; a line that is not UTF-8, or longer than
-  ``MAX_LINE_BYTES``, raises an error naming the file and the line.
-- ``file_fingerprint``: what identifies a file's version (path, size, modification time) for resume checks.
+  ``MAX_LINE_BYTES``, raises an error naming the file and the line. A file loaded in memory (``train
+  --corpus FILE``) is read through it too, so it gives the same tokens either way.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
                 if line_number == 1 and line.startswith(_BYTE_ORDER_MARK):
                     line = line[1:]
                 for sentence in line.splitlines():  # "\r", "\x85", "\u2028"…: the lines str.splitlines() sees,
-                    tokens = sentence.split()         # as in a corpus file read whole (cli.train.read_corpus_file)
+                    tokens = sentence.split()         # as in the file's text read whole
                     if tokens:
                         yield line_number, tokens
     except (OSError, EOFError) as error:  # gzip.BadGzipFile is an OSError; EOFError: a truncated gzip stream
@@ -119,8 +119,3 @@ def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
         problem = "not a complete gzip file (files named *.gz are read as gzip)" if damaged else "cannot be read"
         raise CorpusFileError(f"{path}{where}: {problem}: {error}") from error
 
-
-def file_fingerprint(path: str) -> dict:
-    """``{"path", "size", "mtime_ns"}`` of a corpus file: equal fingerprints mean (practically) the same contents."""
-    status = os.stat(path)
-    return {"path": path, "size": status.st_size, "mtime_ns": status.st_mtime_ns}

@@ -5,8 +5,8 @@ kinds of pass:
 
 - ``scan`` — one pass in file order: the vocabulary (counts, ``min_count``, ``max_size``; equal to
   ``Vocabulary.from_corpus`` on the same sentences) and the corpus statistics, among them the sentence count
-  that fixes ``steps_per_epoch``. It also checks every line, so a bad byte fails here, naming file and line,
-  before any training starts.
+  that fixes ``steps_per_epoch`` and the fingerprint that checkpoints compare. It also checks every line, so a
+  bad byte fails here, naming file and line, before any training starts.
 - ``batches`` — ``epochs`` passes as one ``tf.data.Dataset`` of ``(inputs, targets)`` batches, encoded exactly as
   the in-memory path encodes them (``text.batching.lm_inputs_and_targets``, ``models.batches.ShuffledBatches``).
   Epoch ``e`` is shuffled from ``np.random.default_rng([seed, e])``:
@@ -29,21 +29,21 @@ shuffle would mix into its own), so the same seed gives the same batches in any 
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import heapq
+import hashlib
 import itertools
+import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from elmo_keras.argument_checks import check_positive_int
-from elmo_keras.data.corpus_files import CorpusFileError, corpus_paths, file_fingerprint, file_sentences
+from elmo_keras.data.corpus_files import CorpusFileError, corpus_paths, file_sentences
 from elmo_keras.limits import check_batch_size
 from elmo_keras.text.batching import TOKEN_INPUTS, lm_inputs_and_targets
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
-from elmo_keras.text.vocabulary import SPECIAL_TOKENS, Vocabulary
+from elmo_keras.text.vocabulary import Vocabulary
 
 RANDOM_DRAWS_AT_ONCE = 4096  # shuffle-buffer positions drawn per NumPy call (one call per sentence is slow)
 
@@ -58,7 +58,11 @@ class CorpusStats:
         num_tokens: int, tokens in them (without ``<S>``/``</S>``).
         longest_sentence: int, tokens in the longest sentence.
         token_counts: ``{token: count}`` over the whole corpus, lowercased when the corpus is (the counts the
-            vocabulary was chosen from, special tokens left out).
+            vocabulary was chosen from, with any special tokens the text holds, which the vocabulary leaves out).
+        fingerprint: str, SHA-256 (hex) of the corpus: each file's name, then its sentences (tokens joined by one
+            space), as length-prefixed UTF-8 chunks (``models.checkpoint_files.fingerprint``'s scheme); a file's
+            name is prefixed with ``"\\n"``, which no sentence holds. Checkpoints compare it to refuse resuming on
+            another corpus.
     """
 
     num_files: int
@@ -66,28 +70,7 @@ class CorpusStats:
     num_tokens: int
     longest_sentence: int
     token_counts: Mapping[str, int]
-
-
-def vocabulary_from_counts(counts: Mapping[str, int], min_count: int = 1, lowercase: bool = False,
-                           max_size: int | None = None) -> Vocabulary:
-    """The ``Vocabulary`` that ``Vocabulary.from_corpus`` builds from sentences with these token counts.
-
-    Its rule: special tokens left out, tokens seen at least ``min_count`` times kept, most frequent first, ties
-    broken alphabetically (by code point), the first ``max_size`` kept.
-
-    Args:
-        counts: ``{token: count}``, already lowercased when ``lowercase``.
-        min_count, lowercase, max_size: as ``Vocabulary.from_corpus``.
-
-    Raises:
-        ValueError: ``min_count`` is not a positive int, or ``max_size`` < 0.
-    """
-    min_count = check_positive_int(min_count, "min_count")
-    if max_size is not None and int(max_size) < 0:
-        raise ValueError(f"max_size must be >= 0 or None, received {max_size}")
-    kept = [(-count, token) for token, count in counts.items() if count >= min_count and token not in SPECIAL_TOKENS]
-    kept = heapq.nsmallest(int(max_size), kept) if max_size is not None else sorted(kept)
-    return Vocabulary([token for _, token in kept], lowercase=lowercase)
+    fingerprint: str
 
 
 class StreamingCorpus:
@@ -150,16 +133,12 @@ class StreamingCorpus:
                 break
         return sample
 
-    def fingerprint(self) -> list[dict]:
-        """``[{"path", "size", "mtime_ns"}]`` per file: a resumed run can check it reads the same corpus."""
-        return [file_fingerprint(path) for path in self.paths]
-
     def scan(self, min_count: int = 1, max_size: int | None = None) -> tuple[Vocabulary, CorpusStats]:
-        """One pass over the corpus: its vocabulary and statistics; sets ``num_sentences`` and ``stats``.
+        """One pass over the corpus: its vocabulary, statistics and fingerprint; sets ``num_sentences`` and ``stats``.
 
         Args:
             min_count, max_size: as ``Vocabulary.from_corpus`` (the vocabulary is equal to it on these sentences,
-                with this corpus's ``lowercase``).
+                with this corpus's ``lowercase``: ``Vocabulary.from_counts`` of the counted tokens).
 
         Returns:
             ``(vocabulary, stats)``.
@@ -169,18 +148,21 @@ class StreamingCorpus:
             ValueError: the files hold no sentence; a bad ``min_count`` / ``max_size``.
         """
         counts: Counter[str] = Counter()
+        digest = hashlib.sha256()
         num_sentences = num_tokens = longest = 0
-        for tokens in self.sentences():
-            counts.update([token.lower() for token in tokens] if self.lowercase else tokens)
-            num_sentences += 1
-            num_tokens += len(tokens)
-            longest = max(longest, len(tokens))
+        for path in self.paths:
+            _add_chunk(digest, "\n" + os.path.basename(path))
+            for _, tokens in file_sentences(path):
+                _add_chunk(digest, " ".join(tokens))
+                counts.update([token.lower() for token in tokens] if self.lowercase else tokens)
+                num_sentences += 1
+                num_tokens += len(tokens)
+                longest = max(longest, len(tokens))
         if num_sentences == 0:
             raise ValueError(f"the corpus files hold no sentence (only blank lines): {self._files_named()}")
-        for special in SPECIAL_TOKENS:
-            counts.pop(special, None)
-        vocabulary = vocabulary_from_counts(counts, min_count, self.lowercase, max_size)
-        self.stats = CorpusStats(len(self.paths), num_sentences, num_tokens, longest, dict(counts))
+        vocabulary = Vocabulary.from_counts(counts, min_count=min_count, lowercase=self.lowercase, max_size=max_size)
+        self.stats = CorpusStats(len(self.paths), num_sentences, num_tokens, longest, dict(counts),
+                                 digest.hexdigest())
         self.num_sentences = num_sentences
         return vocabulary, self.stats
 
@@ -251,13 +233,8 @@ class StreamingCorpus:
                 ``[0, epochs × steps_per_epoch]``.
             TypeError: ``vocabulary`` is not a ``Vocabulary``.
         """
-        import tensorflow as tf  # here: tf.data feeds fit on every backend, but only this method needs TensorFlow
-
-        from elmo_keras._quiet import keras  # here: importing this module loads no Keras
-
-        if keras.backend.backend() != "tensorflow":  # TensorFlow only reads files here: it must not take GPU memory
-            with contextlib.suppress(RuntimeError):  # its runtime already started: too late, and already decided
-                tf.config.set_visible_devices([], "GPU")
+        # here: importing this module loads no Keras (the explorer's first page imports elmo_keras.data)
+        from elmo_keras._backend import generated_batches
 
         steps = self.steps_per_epoch(batch_size)
         self._check_batch_arguments(vocabulary, token_input, epochs, start_step, steps)
@@ -268,13 +245,7 @@ class StreamingCorpus:
                 skip = start_step - epoch * steps if epoch == start_step // steps else 0
                 yield from self.epoch_batches(vocabulary, token_input, batch_size, seed, epoch, skip)
 
-        feature_axes = (MAX_CHARS_PER_TOKEN,) if token_input == "char" else ()
-        signature = (tf.TensorSpec((batch_size, None, *feature_axes), tf.int32),
-                     tf.TensorSpec((batch_size, None), tf.int32))
-        options = tf.data.Options()
-        options.autotune.enabled = False  # its background thread holds up tearing the pipeline down (_backend)
-        dataset = tf.data.Dataset.from_generator(all_batches, output_signature=signature)
-        return dataset.prefetch(2).with_options(options)
+        return generated_batches(all_batches, batch_size, (MAX_CHARS_PER_TOKEN,) if token_input == "char" else ())
 
     # -- checks ---------------------------------------------------------------------------------------------------
 
@@ -313,6 +284,14 @@ def encoded_batch(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, to
         inputs = np.concatenate([inputs, np.zeros((missing,) + inputs.shape[1:], inputs.dtype)])
         targets = np.concatenate([targets, np.zeros((missing,) + targets.shape[1:], targets.dtype)])
     return inputs, targets
+
+
+def _add_chunk(digest, text: str) -> None:
+    """Feed ``text`` to ``digest`` as ``models.checkpoint_files.fingerprint`` feeds a chunk: its UTF-8 length
+    (8 bytes, little-endian), then its UTF-8 bytes."""
+    data = text.encode("utf-8")
+    digest.update(len(data).to_bytes(8, "little"))
+    digest.update(data)
 
 
 def _interleaved(paths: Sequence[str], at_once: int) -> Iterator[list[str]]:

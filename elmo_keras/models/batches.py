@@ -144,7 +144,8 @@ def training_batches(batches: ShuffledBatches, epochs: int, start_step: int = 0)
         return PlannedBatches(batches, epochs, start_step)
     if len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:  # batch by batch, with a symbolic time axis
         tail = (MAX_CHARS_PER_TOKEN,) if batches.token_input == "char" else ()
-        return generated_batches(PlannedBatches(batches, epochs, start_step), batches.batch_size, tail)
+        planned = PlannedBatches(batches, epochs, start_step)
+        return generated_batches(lambda: (planned[index] for index in range(len(planned))), batches.batch_size, tail)
     inputs, targets = lm_inputs_and_targets(batches.sentences, batches.vocabulary, batches.token_input)
     empty = len(batches.sentences)  # an extra all-padding row, the filler of short batches
     inputs = np.concatenate([inputs, np.zeros_like(inputs[:1])])

@@ -10,7 +10,7 @@ from elmo_keras.argument_checks import check_positive_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
-from elmo_keras.models.distribution import global_token_mean, sum_over_replicas
+from elmo_keras.models.distribution import global_token_means
 from elmo_keras.models.persistence import save_model_dir
 from elmo_keras.models.presets import BiLMConfig
 from elmo_keras.models.sampled_softmax import sample_candidates, sampled_softmax_losses
@@ -40,9 +40,6 @@ class Perplexity(keras.metrics.Mean):
 
     def result(self):
         return ops.exp(super().result())
-
-
-SAMPLER_STATE_KEY = "sampler_seed_state"  # where a .keras file keeps the sampler's seed state
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -145,8 +142,8 @@ class BiLanguageModel(keras.Model):
         forward_logits, backward_logits = ops.split(logits, 2, axis=0)
         return {"forward_logits": forward_logits, "backward_logits": backward_logits, "mask": mask}
 
-    def _direction_loss(self, y_pred, direction, targets):
-        """Mean cross-entropy over non-padding targets (``_token_mean``); also returns the token count.
+    def _direction_sums(self, y_pred, direction, targets):
+        """The cross-entropy summed over non-padding targets, and their count (float): two scalars.
 
         ``y_pred[f"{direction}_logits"]`` → the full softmax; ``y_pred[f"{direction}_hidden"]`` (training with
         ``n_negative_samples``) → the sampled softmax, over candidates drawn for this direction and step.
@@ -157,8 +154,7 @@ class BiLanguageModel(keras.Model):
         else:
             losses = self._sampled_losses(y_pred[f"{direction}_hidden"], targets)
         weights = ops.cast(ops.not_equal(targets, PAD_ID), losses.dtype)
-        count = ops.sum(weights)
-        return self._token_mean(ops.sum(losses * weights), count), count
+        return ops.sum(losses * weights), ops.sum(weights)
 
     def _sampled_losses(self, hidden, targets):
         """Sampled softmax losses `(batch, time)` of the top states ``hidden`` `(batch, time, dim)` (one draw of
@@ -170,16 +166,6 @@ class BiLanguageModel(keras.Model):
                                                                self.sampler_seed)
         return sampled_softmax_losses(hidden, targets, self.softmax.kernel, self.softmax.bias, candidate_ids,
                                       log_expected_counts)
-
-    @staticmethod
-    def _token_mean(total, count):
-        """``total / count``: a summed loss over ``count`` real target tokens, as a mean (0 tokens: ``total``).
-
-        Under ``tf.distribute`` (``models.distribution``) ``count`` is summed over the replicas first: each
-        replica's loss is its share of the global batch's mean, so the replicas' summed gradients are the
-        one-device gradient of the whole batch (Keras scales only compiled losses for the replicas).
-        """
-        return global_token_mean(total, count)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """Forward + backward mean cross-entropy over real target tokens; updates both perplexity metrics.
@@ -202,14 +188,16 @@ class BiLanguageModel(keras.Model):
         padding = ops.full_like(targets[:, :1], PAD_ID)
         next_tokens = ops.concatenate([targets[:, 1:], padding], axis=1)  # forward_logits[:, t] predicts t+1
         previous_tokens = ops.concatenate([padding, targets[:, :-1]], axis=1)  # backward_logits[:, t] predicts t−1
-        forward_loss, forward_count = self._direction_loss(y_pred, "forward", next_tokens)
-        backward_loss, backward_count = self._direction_loss(y_pred, "backward", previous_tokens)
-        # each replica's losses are its shares of the global batch's means (``_token_mean``); the metrics take the
-        # global means and token counts, so fit logs the one-device perplexities (identity on one device)
-        forward_mean, forward_total, backward_mean, backward_total = sum_over_replicas(
-            [forward_loss, forward_count, backward_loss, backward_count])
-        self.forward_perplexity.update_state(forward_mean, sample_weight=forward_total)
-        self.backward_perplexity.update_state(backward_mean, sample_weight=backward_total)
+        forward_total, forward_count = self._direction_sums(y_pred, "forward", next_tokens)
+        backward_total, backward_count = self._direction_sums(y_pred, "backward", previous_tokens)
+        # Under tf.distribute (``models.distribution``) the token counts are summed over the replicas (one
+        # all-reduce per step): each replica's loss is its share of the global batch's means, so the replicas'
+        # summed gradients are the one-device gradient of the whole batch (Keras scales only compiled losses for
+        # the replicas); the metrics take the global means and counts, so fit logs the one-device perplexities.
+        (forward_loss, backward_loss), (forward_mean, backward_mean), (forward_tokens, backward_tokens) = (
+            global_token_means([forward_total, backward_total], [forward_count, backward_count]))
+        self.forward_perplexity.update_state(forward_mean, sample_weight=forward_tokens)
+        self.backward_perplexity.update_state(backward_mean, sample_weight=backward_tokens)
         return forward_loss + backward_loss
 
     def save(self, filepath, overwrite=True, **kwargs):
@@ -221,20 +209,6 @@ class BiLanguageModel(keras.Model):
         if str(filepath).endswith(".keras"):
             return super().save(filepath, overwrite=overwrite, **kwargs)
         return save_model_dir(self, filepath)
-
-    def save_own_variables(self, store):
-        """Keras' variables, plus the sampler's seed state (Keras saves no ``SeedGenerator``), so that a model
-        saved mid-training and loaded again draws the candidates the uninterrupted one would have drawn next."""
-        super().save_own_variables(store)
-        if self.sampler_seed is not None:
-            store[SAMPLER_STATE_KEY] = self.sampler_seed.state
-
-    def load_own_variables(self, store):
-        """Restore ``save_own_variables``' state; a file without a sampler state keeps the fresh seed."""
-        keys = list(store.keys())
-        if self.sampler_seed is not None and SAMPLER_STATE_KEY in keys:
-            self.sampler_seed.state.assign(store[SAMPLER_STATE_KEY])
-        super().load_own_variables({key: store[key] for key in keys if key != SAMPLER_STATE_KEY})
 
     def get_config(self):
         return {

@@ -16,13 +16,14 @@ archive holding:
 - ``random_state``: on PyTorch, the global generator's state (``torch.get_rng_state``): Keras's PyTorch dropout
   draws from it when its ``SeedGenerator`` was made without a seed (empty elsewhere).
 
-Writing is atomic: the archive goes to a hidden temporary file in the checkpoint directory, is flushed and
-``fsync``-ed, renamed over its final name with ``os.replace`` and the directory is ``fsync``-ed, so a process
-killed at any instant (SIGKILL, power loss on a file system that honours ``fsync``) leaves the previous
-checkpoints as they were and either no new one or a complete one; a killed writer's temporary file is removed by
-the next run. The latest ``KEEP_CHECKPOINTS`` = 2 are kept: if the newest is later found damaged (a disk error,
-a file system that lied about ``fsync``, a copy cut short), resuming falls back to the one before it with a
-warning, instead of starting over. Every array is checked on reading (zip CRC-32, names, shapes).
+Writing is atomic (``safe_files.replace_file``): the archive goes to a hidden temporary file in the checkpoint
+directory, is flushed and ``fsync``-ed, given a new file's permissions, renamed over its final name with
+``os.replace`` and the directory is ``fsync``-ed, so a process killed at any instant (SIGKILL, power loss on a file
+system that honours ``fsync``) leaves the previous checkpoints as they were and either no new one or a complete one;
+a killed writer's temporary file is removed by the next run. The latest ``KEEP_CHECKPOINTS`` = 2 are kept: if the
+newest is later found damaged (a disk error, a file system that lied about ``fsync``, a copy cut short), resuming
+falls back to the one before it with a warning, instead of starting over. Every array is checked on reading
+(zip CRC-32, names, shapes).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ import json
 import os
 import pathlib
 import re
-import tempfile
 import warnings
 import zipfile
 from dataclasses import dataclass, field
@@ -42,7 +42,8 @@ import numpy as np
 
 from elmo_keras._quiet import keras
 from elmo_keras.models.callbacks import TrainingDivergedError
-from elmo_keras.models.persistence import first_nonfinite_weight
+from elmo_keras.models.persistence import first_nonfinite_value
+from elmo_keras.safe_files import replace_file
 from elmo_keras.text.vocabulary import Vocabulary
 
 CHECKPOINT_FORMAT = 1
@@ -146,14 +147,15 @@ def capture_state(model, step: int, history: dict, identity: dict, vocabulary: V
     Raises:
         TrainingDivergedError: a weight holds NaN or inf (such a state is never written).
     """
-    problem = first_nonfinite_weight(model)
+    variables = _variables(model)
+    values = {group: [np.array(keras.ops.convert_to_numpy(v)) for v in vs] for group, vs in variables.items()}
+    problem = first_nonfinite_value(variables["model"], values["model"])
     if problem is not None:
         raise TrainingDivergedError(f"the model has {problem} after step {step}: training diverged; lower the "
                                     "learning rate and train again (no checkpoint was written)")
-    variables = _variables(model)
     return TrainingState(
         step=int(step),
-        values={group: [np.array(keras.ops.convert_to_numpy(v)) for v in vs] for group, vs in variables.items()},
+        values=values,
         paths={group: [variable_name(v) for v in vs] for group, vs in variables.items()},
         history={key: [float(x) for x in values] for key, values in history.items()},
         identity=identity,
@@ -215,17 +217,7 @@ def write_checkpoint(directory, state: TrainingState, keep: int = KEEP_CHECKPOIN
     arrays["vocabulary"] = _json_bytes(state.vocabulary.to_dict())
     arrays["random_state"] = np.zeros(0, np.uint8) if state.random_state is None else state.random_state
     target = checkpoint_path(directory, state.step)
-    handle = tempfile.NamedTemporaryFile(dir=directory, prefix=TEMPORARY_PREFIX, suffix=".tmp", delete=False)
-    try:
-        with handle:
-            _write_archive(handle, arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
-        raise
+    replace_file(target, lambda handle: _write_archive(handle, arrays), prefix=TEMPORARY_PREFIX)
     _fsync_directory(directory)
     for old in checkpoint_files(directory)[keep:]:
         with contextlib.suppress(FileNotFoundError):
@@ -277,14 +269,18 @@ def read_checkpoint(path) -> TrainingState:
                               "resume from the previous checkpoint") from None
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not a checkpoint of format {CHECKPOINT_FORMAT}")
-    paths = meta["paths"]
+    try:
+        paths = {group: list(meta["paths"][group]) for group in GROUPS}
+        step, history, identity = int(meta["step"]), dict(meta["history"]), dict(meta["identity"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise CheckpointError(f"{problem} (its description is incomplete: {type(error).__name__} {error}); delete it "
+                              "to resume from the previous checkpoint") from None
     values = {group: [arrays.pop(f"{group}_{i}", None) for i in range(len(paths[group]))] for group in GROUPS}
     if any(value is None for group in GROUPS for value in values[group]) or arrays:
         raise CheckpointError(f"{problem}: its arrays do not match its variable list; delete it to resume from "
                               "the previous checkpoint")
-    return TrainingState(step=int(meta["step"]), values=values, paths=paths, history=meta["history"],
-                         identity=meta["identity"], vocabulary=vocabulary, path=path,
-                         random_state=random_state if random_state.size else None)
+    return TrainingState(step=step, values=values, paths=paths, history=history, identity=identity,
+                         vocabulary=vocabulary, path=path, random_state=random_state if random_state.size else None)
 
 
 def latest_checkpoint(directory) -> tuple[TrainingState | None, list[str]]:

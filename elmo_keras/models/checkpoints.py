@@ -8,6 +8,7 @@ import os
 import pathlib
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.models.checkpoint_files import (
     CheckpointError,
     TrainingState,
@@ -41,7 +42,6 @@ class CheckpointCallback(keras.callbacks.Callback):
         self.directory, self.every, self.identity, self.vocabulary = directory, every, identity, vocabulary
         self.step, self.steps_per_epoch = int(step), int(steps_per_epoch)
         self.history = {key: list(values) for key, values in (history or {}).items()}
-        self.last_written = None
 
     def on_train_batch_end(self, batch, logs=None):
         self.step += 1
@@ -57,7 +57,7 @@ class CheckpointCallback(keras.callbacks.Callback):
 
     def write(self) -> None:
         state = capture_state(self.model, self.step, self.history, self.identity, self.vocabulary)
-        self.last_written = write_checkpoint(self.directory, state)
+        write_checkpoint(self.directory, state)
 
 
 class ContinueGlobalRandomStream(keras.callbacks.Callback):
@@ -107,8 +107,7 @@ def check_checkpoint_arguments(directory, every, resume) -> None:
     Raises:
         ValueError: naming the argument and the value received.
     """
-    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
-        raise ValueError(f"checkpoint_every must be a positive int (optimizer steps) or None, received {every!r}")
+    check_positive_int(every, "checkpoint_every", allow_none=True)  # optimizer steps
     if directory is None and (every is not None or resume):
         raise ValueError("checkpoint_every and resume need a checkpoint_dir (where checkpoints are written and read)")
     if directory is not None and pathlib.Path(directory).exists() and not pathlib.Path(directory).is_dir():

@@ -30,6 +30,7 @@ import contextlib
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_positive_int
 
 STRATEGIES = ("mirrored", "data-parallel")
 
@@ -47,8 +48,7 @@ def configure_cpu_devices(count: int) -> None:
         ValueError: ``count`` is not an int ≥ 1.
         RuntimeError: the backend's runtime has already started, or the backend (PyTorch) has no logical devices.
     """
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be an int >= 1 (the number of logical CPU devices), received {count!r}")
+    count = check_positive_int(count, "count")
     backend = keras.backend.backend()
     too_late = (f"configure_cpu_devices({count}) must run before the {backend} runtime starts: call it first "
                 "thing in the process, before any model or tensor is made")
@@ -219,16 +219,31 @@ def sum_over_replicas(values):
     return [None if v is None else next(summed) for v in values]
 
 
-def global_token_mean(total, count):
-    """``Σ_replicas total / max(Σ_replicas count, 1)`` split by replica: this replica's summed loss over the global
-    batch's token count, so that summing the replicas' losses (and gradients) gives the one-device mean.
+def global_token_means(totals, counts):
+    """Mean losses over the global batch's real tokens, from each replica's sums, with one all-reduce.
+
+    For each pair ``(total, count)`` (one per loss, e.g. per direction), with ``G = max(Σ_replicas count, 1)``:
+
+    - the *share* ``total / G``: this replica's summed loss over the global batch's token count, what the replica
+      minimizes: summing the replicas' shares (and their gradients, as the optimizer does) gives the one-device
+      mean (0 tokens anywhere: ``total``);
+    - the *mean* ``Σ_replicas total / G``: the global batch's mean loss, for the metrics (no gradient);
+    - the *count* ``Σ_replicas count``: its weight in a running mean.
+
+    On one device, JAX, PyTorch or outside a replica context the sums are over this process alone
+    (``sum_over_replicas``): share and mean are both ``total / max(count, 1)``.
 
     Args:
-        total: scalar, this replica's summed loss over its real tokens.
-        count: scalar float, this replica's number of real tokens (no gradient flows through it).
+        totals: scalars, this replica's summed losses over its real tokens.
+        counts: scalar floats, the matching numbers of real tokens (no gradient flows through them).
 
     Returns:
-        A scalar; on one device ``total / max(count, 1)``.
+        ``(shares, means, global_counts)``: three lists of scalars, in the order of ``totals``.
     """
-    global_count = sum_over_replicas(ops.stop_gradient(count))
-    return total / ops.maximum(global_count, 1.0)
+    totals, counts = list(totals), list(counts)
+    summed = sum_over_replicas([ops.stop_gradient(value) for value in (*totals, *counts)])
+    global_totals, global_counts = summed[: len(totals)], summed[len(totals) :]
+    tokens = [ops.maximum(count, 1.0) for count in global_counts]
+    shares = [total / n for total, n in zip(totals, tokens)]
+    means = [total / n for total, n in zip(global_totals, tokens)]
+    return shares, means, list(global_counts)

@@ -161,9 +161,15 @@ def read_model_dir(directory: str | os.PathLike, model_class: type, config_class
 def first_nonfinite_weight(model) -> str | None:
     """``"N non-finite value(s) (NaN or inf) in 'layer/variable'"`` for the first weight of ``model`` holding
     NaN or inf, or None if every weight is finite."""
-    for variable in model.weights:
-        values = np.asarray(keras.ops.convert_to_numpy(variable))
-        bad = int(values.size - np.count_nonzero(np.isfinite(values)))
+    return first_nonfinite_value(model.weights,
+                                 (np.asarray(keras.ops.convert_to_numpy(variable)) for variable in model.weights))
+
+
+def first_nonfinite_value(variables, values) -> str | None:
+    """``first_nonfinite_weight`` over values already read: ``values`` are the NumPy values of ``variables``, in
+    order (an iterable, read only up to the first non-finite one)."""
+    for variable, value in zip(variables, values):
+        bad = int(value.size - np.count_nonzero(np.isfinite(value)))
         if bad:
             return f"{bad} non-finite value(s) (NaN or inf) in {variable.path!r}"
     return None

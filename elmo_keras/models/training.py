@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.models.bilm_lm import BiLanguageModel, build_bilm_lm
@@ -26,7 +25,7 @@ from elmo_keras.models.checkpoints import (
 )
 from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope, strategy_name
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
-from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.models.optimizer import compile_for_training
 from elmo_keras.models.precision import resolve_training_precision
 from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory, get_preset
 from elmo_keras.models.training_data import InMemoryData, fit_from_step, prepare_training_data
@@ -135,11 +134,7 @@ def train_bilm(
                              f"strategy={strategy!r}: choose a multiple of {replicas}")
         model = built_model(precision)
         adapt_to_multi_worker(model)  # Keras 3.15's fit fails under MultiWorkerMirroredStrategy otherwise
-        # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
-        # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
-        model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
-        # Adam's slots made now, not during the first step: a step that creates variables is traced twice
-        model.optimizer.build(model.trainable_variables)
+        compile_for_training(model, config.learning_rate)
         if state is not None:
             restore_state(model, state, groups=("model", "optimizer"))
         start_step = state.step if state is not None else 0
@@ -168,8 +163,7 @@ def train_bilm(
         "vocab_size": len(vocabulary),
         "train_seconds": round(seconds, 2),
         "history": recorder.history,
-        "train": check_finite_perplexities(perplexities(model, sample), config.learning_rate),
-        "train_unigram_perplexity": unigram_perplexity(sample, sample, vocabulary),
+        **perplexity_summary(model, sample, heldout_sentences, vocabulary, config.learning_rate),
     }
     if not isinstance(data, InMemoryData):
         summary["train_sample_sentences"] = len(sample)  # the train scores cover the corpus's first sentences
@@ -179,8 +173,32 @@ def train_bilm(
         summary["checkpoints"] = {"directory": str(checkpoint_dir), "every": checkpoint_every, **checkpoint_report}
     if requested_batch_size != config.batch_size:
         summary["requested_batch_size"] = requested_batch_size
-    if heldout_sentences:
-        summary["heldout"] = perplexities(model, heldout_sentences)
-        summary["heldout_unigram_perplexity"] = unigram_perplexity(sample, heldout_sentences, vocabulary)
     model.training_summary = summary
     return model
+
+
+def perplexity_summary(model, train_sentences, heldout_sentences, vocabulary: Vocabulary, learning_rate: float,
+                       heldout_scores: dict | None = None) -> dict:
+    """What a training summary reports of a trained biLM: ``train`` (its perplexities on ``train_sentences``,
+    checked finite) and ``train_unigram_perplexity``, plus, for non-empty ``heldout_sentences``, ``heldout`` and
+    ``heldout_unigram_perplexity`` (unigram counts from ``train_sentences``).
+
+    Args:
+        model: the trained ``BiLanguageModel``.
+        train_sentences, heldout_sentences: token lists (``heldout_sentences`` may be None).
+        vocabulary: the model's ``Vocabulary``.
+        learning_rate: float, named in the error as the thing to lower.
+        heldout_scores: ``perplexities(model, heldout_sentences)`` if already computed on these weights (None:
+            computed here).
+
+    Raises:
+        TrainingDivergedError: a training perplexity is not finite (``check_finite_perplexities``).
+    """
+    summary = {
+        "train": check_finite_perplexities(perplexities(model, train_sentences), learning_rate),
+        "train_unigram_perplexity": unigram_perplexity(train_sentences, train_sentences, vocabulary),
+    }
+    if heldout_sentences:
+        summary["heldout"] = heldout_scores if heldout_scores is not None else perplexities(model, heldout_sentences)
+        summary["heldout_unigram_perplexity"] = unigram_perplexity(train_sentences, heldout_sentences, vocabulary)
+    return summary

@@ -15,9 +15,7 @@ The interface (``InMemoryData``, ``StreamedData``):
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
-import pathlib
 
 from elmo_keras.data.streaming import StreamingCorpus
 from elmo_keras.models.batches import ShuffledBatches, training_batches
@@ -26,7 +24,6 @@ from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
 
 SUMMARY_SAMPLE_SENTENCES = 2_000
-FILE_CHUNK_BYTES = 2**20
 
 
 class InMemoryData:
@@ -83,16 +80,8 @@ class StreamedData:
                                    start_step=start_step)
 
     def fingerprint(self) -> str:
-        """SHA-256 over every file's name and bytes (one more pass over the files, done only when checkpointing;
-        ``StreamingCorpus.fingerprint``'s sizes and modification times would refuse a corpus merely copied)."""
-        digest = hashlib.sha256()
-        for path in self.corpus.paths:
-            path = pathlib.Path(path)
-            digest.update(path.name.encode("utf-8") + b"\0")
-            with open(path, "rb") as handle:
-                while chunk := handle.read(FILE_CHUNK_BYTES):
-                    digest.update(chunk)
-        return digest.hexdigest()
+        """The corpus's SHA-256, computed by the scan (``CorpusStats.fingerprint``: file names and sentences)."""
+        return self.stats.fingerprint
 
 
 def fit_from_step(model, data, epochs: int, start_step: int, callbacks, verbose: int = 0) -> None:
@@ -124,9 +113,9 @@ def fit_from_step(model, data, epochs: int, start_step: int, callbacks, verbose:
 
 def is_streamed_corpus(corpus) -> bool:
     """Whether ``train_bilm`` streams ``corpus`` from files: a ``pathlib.Path`` / ``os.PathLike``, a list of them, or
-    a str that names an existing path or is a glob pattern (a list of str is a list of sentences)."""
-    if isinstance(corpus, str):
-        return glob.has_magic(corpus) or pathlib.Path(corpus).exists()
+    a str that names an existing path or is a glob pattern matching one (a list of str is a list of sentences)."""
+    if isinstance(corpus, str):  # a sentence may be long, or hold "?", "*" or "[": neither names a file
+        return os.path.exists(corpus) or (glob.has_magic(corpus) and bool(glob.glob(corpus, recursive=True)))
     if hasattr(corpus, "__fspath__"):
         return True
     return isinstance(corpus, (list, tuple)) and bool(corpus) and all(hasattr(c, "__fspath__") for c in corpus)
@@ -147,7 +136,7 @@ def prepare_training_data(corpus, config, seed: int, vocabulary=None, min_count:
         ``(data, vocabulary, config)``.
 
     Raises:
-        TypeError: a single str that is neither an existing path nor a glob, or a malformed sentence.
+        TypeError: a single str that is neither an existing path nor a glob matching one, or a malformed sentence.
         ValueError: an empty corpus or sentence.
     """
     if is_streamed_corpus(corpus):

@@ -25,7 +25,7 @@ import contextlib
 import json
 import os
 import pathlib
-import secrets
+from typing import BinaryIO
 
 import h5py
 import numpy as np
@@ -44,10 +44,10 @@ from elmo_keras.pretrained.weights import (
     highway_names,
     lstm_names,
 )
-from elmo_keras.safe_files import refuse_overwriting
+from elmo_keras.safe_files import refuse_overwriting, write_beside
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 from elmo_keras.text.vocabulary import UNK_ID
-from elmo_keras.text.vocabulary_files import BILM_UNK_TOKEN, bilm_vocabulary_lines
+from elmo_keras.text.vocabulary_files import BILM_UNK_TOKEN, bilm_vocabulary_bytes, bilm_vocabulary_lines
 
 SOFTMAX_NAMES = ("softmax/W", "softmax/b")  # bilm-tf's training checkpoint names (not in the released files)
 
@@ -284,18 +284,16 @@ def export_pretrained(model, options_file: str | os.PathLike, weight_file: str |
     _check_outputs(model, outputs)
     options = options_from_bilm(bilm, source=os.fspath(options_file))
     tensors = bilm_tf_tensors(bilm)
-    tokens = None
+    writers = {weight_file: lambda handle: _write_hdf5(handle, tensors),
+               options_file: lambda handle: _write_json(handle, options.to_dict())}
     if vocabulary_file is not None:
         if not isinstance(model, BiLanguageModel):
             raise ValueError("a softmax can only be exported from a BiLanguageModel (a BiLM has none); "
                              "pass vocabulary_file=None")
-        softmax, tokens = softmax_tensors(model)
+        softmax, _ = softmax_tensors(model)
         tensors.update(softmax)
-    writers = {weight_file: lambda path: _write_hdf5(path, tensors),
-               options_file: lambda path: _write_json(path, options.to_dict())}
-    if tokens is not None:
-        writers[vocabulary_file] = lambda path: pathlib.Path(path).write_text(
-            "".join(f"{token}\n" for token in tokens), encoding="utf-8")
+        vocabulary_text = bilm_vocabulary_bytes(model.vocabulary)  # the lines softmax_tensors ordered the rows by
+        writers[vocabulary_file] = lambda handle: handle.write(vocabulary_text)
     _write_all_or_nothing(writers)
     return options
 
@@ -313,24 +311,25 @@ def _check_outputs(model, outputs: dict) -> None:
         refuse_overwriting(path, read, what=what)
 
 
-def _write_json(path: str, data: dict) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle)  # one line, as bilm-tf wrote options.json
+def _write_json(handle: BinaryIO, data: dict) -> None:
+    handle.write(json.dumps(data).encode("utf-8"))  # one line, as bilm-tf wrote options.json
 
 
-def _write_hdf5(path: str, tensors: dict[str, np.ndarray]) -> None:
+def _write_hdf5(handle: BinaryIO, tensors: dict[str, np.ndarray]) -> None:
     """One float32 dataset per tensor (groups made from the ``/`` in the names), as bilm-tf's ``dump_weights``."""
-    with h5py.File(path, "w") as handle:
+    with h5py.File(handle, "w") as weights:
         for name in sorted(tensors):
-            handle.create_dataset(name, data=tensors[name].astype(np.float32))
+            weights.create_dataset(name, data=tensors[name].astype(np.float32))
 
 
 def _write_all_or_nothing(writers: dict) -> None:
-    """``{target: write}``: each ``write(temporary_path)`` fills a hidden temporary file beside its target; only
-    when every one succeeded are they renamed over their targets, so a failure leaves every previous file as it was
-    (and no temporary file behind).
+    """``{target: write}``: each ``write(handle)`` fills a hidden temporary file beside its target
+    (``safe_files.write_beside``: flushed, ``fsync``-ed, a new file's permissions); only when every one succeeded
+    are they renamed over their targets, one after another.
 
-    ``write`` creates its file, so it gets the permissions any new file would (umask), unlike ``mkstemp``'s 0600.
+    A failed write (a full disk, an error in ``write``) leaves every previous file as it was. A rename that fails
+    after an earlier one succeeded (the files are all written by then, so only the file system can fail it) leaves
+    the earlier targets new and the later ones as they were. No temporary file is left behind either way.
     """
     for target in writers:  # before writing anything: a rename onto a directory would fail after another's
         if pathlib.Path(target).is_dir():
@@ -338,10 +337,7 @@ def _write_all_or_nothing(writers: dict) -> None:
     staged = []
     try:
         for target, write in writers.items():
-            target = pathlib.Path(target)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            staged.append((target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp", target))
-            write(staged[-1][0])
+            staged.append((write_beside(target, write), target))
         for temporary, target in staged:
             os.replace(temporary, target)
     finally:

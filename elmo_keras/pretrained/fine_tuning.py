@@ -8,8 +8,8 @@ domain vocabulary) and trained in two phases:
    gradients of a random softmax do not disturb the pretrained weights;
 2. ``epochs`` epochs of everything (or of the softmax only, with ``freeze_bilm=True``).
 
-Both phases train like ``train_bilm``: ``DenseGradientAdam`` with gradient clipping, ``ShuffledBatches``
-(deterministic for the seed), ``fit_jit_compile()``, ``StopOnNonFiniteLoss``. The result carries
+Both phases train like ``train_bilm``: ``compile_for_training`` (``DenseGradientAdam`` with gradient clipping,
+``fit_jit_compile()``), ``ShuffledBatches`` (deterministic for the seed), ``StopOnNonFiniteLoss``. The result carries
 ``vocabulary``, ``config`` (a ``BiLMConfig`` describing the pretrained architecture) and ``training_summary``,
 so ``model.save(directory)`` writes a model directory that ``load_bilm`` reads back, and
 ``export_pretrained`` writes it back in the original layout.
@@ -21,21 +21,15 @@ import os
 import time
 from collections.abc import Sequence
 
-from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
 from elmo_keras.models.batches import ShuffledBatches, training_batches
 from elmo_keras.models.bilm_lm import BiLanguageModel
-from elmo_keras.models.callbacks import (
-    ProgressCallback,
-    StopOnNonFiniteLoss,
-    as_keras_callbacks,
-    check_finite_perplexities,
-    check_finite_weights,
-)
-from elmo_keras.models.evaluation import perplexities, unigram_perplexity
-from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.models.callbacks import ProgressCallback, StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.evaluation import perplexities
+from elmo_keras.models.optimizer import compile_for_training
 from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory
+from elmo_keras.models.training import perplexity_summary
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
@@ -47,7 +41,6 @@ DEFAULT_SOFTMAX_EPOCHS = 2
 DEFAULT_EPOCHS = 6  # + DEFAULT_SOFTMAX_EPOCHS: the 8 epochs measured
 DEFAULT_BATCH_SIZE = 32
 DEFAULT_LEARNING_RATE = 4e-3
-CLIP_NORM = 5.0  # as train_bilm
 MODEL_NAME = "bi_language_model"
 
 
@@ -150,18 +143,19 @@ def fine_tune_pretrained(
     phases = [(softmax_epochs + (epochs if freeze_bilm else 0), False)]
     if epochs and not freeze_bilm:
         phases.append((epochs, True))
-    history, started, done = {}, time.perf_counter(), 0
+    # each phase's batches start from epoch 0's order (on every backend: training_batches plans from epoch 0)
+    batches = ShuffledBatches(sentences, vocabulary, "char", config.batch_size, seed=int(seed))
+    history, started, done, heldout_now = {}, time.perf_counter(), 0, None  # heldout_now: of the current weights
     for phase_epochs, bilm_trainable in phases:
         if not phase_epochs:
             continue
         set_bilm_trainable(model, bilm_trainable)
-        # each phase's batches start from epoch 0's order (on every backend: training_batches plans from epoch 0)
-        batches = ShuffledBatches(sentences, vocabulary, "char", config.batch_size, seed=int(seed))
         for key, values in fit_epochs(model, phase_epochs, batches, initial_epoch=done, **train).items():
             history.setdefault(key, []).extend(values)
         done += phase_epochs
+        heldout_now = None
         if heldout_sentences and not bilm_trainable:
-            summary["heldout_after_softmax"] = perplexities(model, heldout_sentences)
+            summary["heldout_after_softmax"] = heldout_now = perplexities(model, heldout_sentences)
     seconds = time.perf_counter() - started
     check_finite_weights(model, "the fine-tuned model")
     model.config = config
@@ -176,12 +170,8 @@ def fine_tune_pretrained(
         "vocab_size": len(vocabulary),
         "train_seconds": round(seconds, 2),
         "history": history,
-        "train": check_finite_perplexities(perplexities(model, sentences), config.learning_rate),
-        "train_unigram_perplexity": unigram_perplexity(sentences, sentences, vocabulary),
+        **perplexity_summary(model, sentences, heldout_sentences, vocabulary, config.learning_rate, heldout_now),
     })
-    if heldout_sentences:
-        summary["heldout"] = perplexities(model, heldout_sentences)
-        summary["heldout_unigram_perplexity"] = unigram_perplexity(sentences, heldout_sentences, vocabulary)
     model.training_summary = summary
     return model
 
@@ -217,8 +207,7 @@ def fit_epochs(model: BiLanguageModel, epochs: int, batches: ShuffledBatches, le
                callbacks: list, initial_epoch: int = 0, verbose: int = 0) -> dict:
     """Compile ``model`` afresh (a new optimizer for what is trainable now) and ``fit`` it for ``epochs`` epochs
     of ``batches``, numbered from ``initial_epoch``; returns the history (``{metric: [value per epoch]}``)."""
-    model.compile(optimizer=DenseGradientAdam(learning_rate, clipnorm=CLIP_NORM), jit_compile=fit_jit_compile())
-    model.optimizer.build(model.trainable_variables)  # slots now: a step that creates variables is traced twice
+    compile_for_training(model, learning_rate)
     history = model.fit(
         training_batches(batches, epochs), epochs=initial_epoch + epochs, initial_epoch=initial_epoch,
         steps_per_epoch=len(batches), shuffle=False, callbacks=[StopOnNonFiniteLoss(learning_rate), *callbacks],

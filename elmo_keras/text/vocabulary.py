@@ -7,10 +7,11 @@ alphabetically, so the same corpus always gives the same ids.
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN
@@ -37,6 +38,18 @@ def read_json_file(path: str | os.PathLike, what: str):
         raise FileNotFoundError(f"{what} file not found: {path}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path} is not a JSON {what} file: {error}") from None
+
+
+def check_vocabulary_limits(min_count, max_size) -> tuple[int, int | None]:
+    """``(min_count, max_size)`` as ints, checked.
+
+    Raises:
+        ValueError: ``min_count`` is not a positive int, or ``max_size`` < 0.
+    """
+    min_count = check_positive_int(min_count, "min_count")
+    if max_size is not None and int(max_size) < 0:
+        raise ValueError(f"max_size must be >= 0 or None, received {max_size}")
+    return min_count, None if max_size is None else int(max_size)
 
 
 class Vocabulary:
@@ -81,7 +94,8 @@ class Vocabulary:
         lowercase: bool = False,
         max_size: int | None = None,
     ) -> "Vocabulary":
-        """Build a vocabulary from sentences (strings are tokenized with ``tokenize``).
+        """Build a vocabulary from sentences (strings are tokenized with ``tokenize``): their tokens counted, then
+        ``from_counts``.
 
         Args:
             sentences: raw strings or already tokenized lists of tokens.
@@ -93,19 +107,42 @@ class Vocabulary:
         Raises:
             ValueError: ``min_count`` is not a positive int, or ``max_size`` < 0.
         """
-        min_count = check_positive_int(min_count, "min_count")
-        if max_size is not None and int(max_size) < 0:
-            raise ValueError(f"max_size must be >= 0 or None, received {max_size}")
+        check_vocabulary_limits(min_count, max_size)  # before reading the sentences (which may be a long stream)
         counts: Counter[str] = Counter()
         for sentence in sentences:
             tokens = tokenize(sentence) if isinstance(sentence, str) else sentence
-            counts.update(token.lower() if lowercase else token for token in tokens)
-        for special in SPECIAL_TOKENS:
-            counts.pop(special, None)
-        kept = sorted((t for t, c in counts.items() if c >= min_count), key=lambda t: (-counts[t], t))
-        if max_size is not None:
-            kept = kept[: int(max_size)]
-        return cls(kept, lowercase=lowercase)
+            counts.update(tokens)
+        return cls.from_counts(counts, min_count=min_count, lowercase=lowercase, max_size=max_size)
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Mapping[str, int],
+        min_count: int = 1,
+        lowercase: bool = False,
+        max_size: int | None = None,
+    ) -> "Vocabulary":
+        """Build a vocabulary from token counts: special tokens left out, tokens seen at least ``min_count`` times
+        kept, most frequent first, ties broken alphabetically (by code point), the first ``max_size`` kept.
+
+        Args:
+            counts: ``{token: count}``. With ``lowercase``, the counts of tokens that differ only in case are added
+                together.
+            min_count, lowercase, max_size: as ``from_corpus``.
+
+        Raises:
+            ValueError: ``min_count`` is not a positive int, or ``max_size`` < 0.
+        """
+        min_count, max_size = check_vocabulary_limits(min_count, max_size)
+        if lowercase:
+            folded: Counter[str] = Counter()
+            for token, count in counts.items():
+                folded[token.lower()] += count
+            counts = folded
+        kept = [(-count, token) for token, count in counts.items()
+                if count >= min_count and token not in SPECIAL_TOKENS]
+        kept = heapq.nsmallest(max_size, kept) if max_size is not None else sorted(kept)
+        return cls([token for _, token in kept], lowercase=lowercase)
 
     def __len__(self) -> int:
         return len(self._id_to_token)

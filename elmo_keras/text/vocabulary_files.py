@@ -24,18 +24,15 @@ repeated token (bilm-tf keeps the later id), and our own ``<pad>``/``<unk>`` as 
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 
-from elmo_keras.safe_files import new_file_mode
+from elmo_keras.safe_files import replace_file
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN
 from elmo_keras.text.vocabulary import PAD_TOKEN, SPECIAL_TOKENS, UNK_TOKEN, Vocabulary
 
 BILM_UNK_TOKEN = "<UNK>"
 BILM_SPECIAL_TOKENS = (BOS_TOKEN, EOS_TOKEN, BILM_UNK_TOKEN)  # bilm-tf's first three lines, ids 0, 1, 2
 BILM_SKIPPED_LINE = "!!!MAXTERMID"  # bilm-tf skips this line (a marker some vocabulary dumps end with)
-_OURS_FOR_BILM_SPECIAL = {BOS_TOKEN: BOS_TOKEN, EOS_TOKEN: EOS_TOKEN, BILM_UNK_TOKEN: UNK_TOKEN}
 
 
 class VocabularyFileError(ValueError):
@@ -70,24 +67,17 @@ def write_bilm_vocabulary(vocabulary: Vocabulary, path: str | os.PathLike) -> No
         VocabularyFileError: a token the format cannot store (``bilm_vocabulary_lines``).
         OSError: the directory cannot be written.
     """
-    text = "".join(f"{line}\n" for line in bilm_vocabulary_lines(vocabulary))
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    temporary = None
-    try:
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="\n", dir=directory, suffix=".tmp",
-                                         prefix=f".{os.path.basename(path)}.", delete=False) as handle:
-            temporary = handle.name
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, new_file_mode())  # not mkstemp's 0600: as any file written here
-        os.replace(temporary, path)
-        temporary = None
-    finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+    text = bilm_vocabulary_bytes(vocabulary)
+    replace_file(path, lambda handle: handle.write(text))
+
+
+def bilm_vocabulary_bytes(vocabulary: Vocabulary) -> bytes:
+    """The whole file ``write_bilm_vocabulary`` writes: ``bilm_vocabulary_lines``, each ended by ``\\n``, UTF-8.
+
+    Raises:
+        VocabularyFileError: as ``bilm_vocabulary_lines``.
+    """
+    return "".join(f"{line}\n" for line in bilm_vocabulary_lines(vocabulary)).encode("utf-8")
 
 
 def read_bilm_vocabulary(path: str | os.PathLike, lowercase: bool = False,
@@ -118,7 +108,7 @@ def read_bilm_vocabulary(path: str | os.PathLike, lowercase: bool = False,
                 if token in first_line:
                     raise VocabularyFileError(f"{path}, line {number}: {token!r} repeats line {first_line[token]}")
                 first_line[token] = number
-                if token in _OURS_FOR_BILM_SPECIAL:
+                if token in BILM_SPECIAL_TOKENS:
                     specials_seen.add(token)
                 elif token in (PAD_TOKEN, UNK_TOKEN):
                     raise VocabularyFileError(
