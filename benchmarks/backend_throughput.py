@@ -36,11 +36,11 @@ def measure(repeats: int, train_toy: bool) -> dict:
     import numpy as np
     from timing import fastest_seconds
 
-    from elmo_keras._backend import fit_jit_compile
     from elmo_keras._quiet import keras
     from elmo_keras.layers import BiLM, WordEmbedding
-    from elmo_keras.models import DenseGradientAdam, build_bilm_lm, get_preset, train_bilm
+    from elmo_keras.models import build_bilm_lm, get_preset, train_bilm
     from elmo_keras.models.inference import bilm_activations
+    from elmo_keras.models.optimizer import compile_for_training
 
     rng = np.random.default_rng(0)
     forward, first_call = {}, {}
@@ -60,8 +60,7 @@ def measure(repeats: int, train_toy: bool) -> dict:
     keras.utils.set_random_seed(0)
     model = build_bilm_lm(get_preset("toy"), VOCAB)
     model.build((None, None))
-    model.compile(optimizer=DenseGradientAdam(1e-3, clipnorm=5.0), jit_compile=fit_jit_compile())
-    model.optimizer.build(model.trainable_variables)
+    compile_for_training(model, 1e-3)  # as train_bilm compiles it
     step_ms = fastest_seconds(lambda: model.train_on_batch(ids, ids), repeats) * 1e3
 
     toy = None

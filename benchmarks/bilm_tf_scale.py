@@ -40,10 +40,10 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import numpy as np  # noqa: E402
 from timing import cpu_name, fastest_seconds  # noqa: E402
 
-from elmo_keras._backend import fit_jit_compile, loss_and_gradients  # noqa: E402
+from elmo_keras._backend import loss_and_gradients  # noqa: E402
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.models import BiLMConfig, build_bilm_lm  # noqa: E402
-from elmo_keras.models.optimizer import DenseGradientAdam  # noqa: E402
+from elmo_keras.models.optimizer import CLIP_NORM, DenseGradientAdam, compile_for_training  # noqa: E402
 from elmo_keras.models.sampled_softmax import sample_candidates, sampled_softmax_losses  # noqa: E402
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, token_to_char_ids  # noqa: E402
 
@@ -74,8 +74,7 @@ def step_seconds(vocab_size: int, batch: int, steps: int, repeats: int) -> tuple
     keras.utils.set_random_seed(0)
     model = build_bilm_lm(BILM_TF, vocab_size)
     model.build((None, None, MAX_CHARS_PER_TOKEN))
-    model.compile(optimizer=DenseGradientAdam(1e-3, clipnorm=5.0), jit_compile=fit_jit_compile())
-    model.optimizer.build(model.trainable_variables)
+    compile_for_training(model, 1e-3)  # as train_bilm compiles it
     char_ids, word_ids = random_char_batch(vocab_size, batch, steps)
     started = time.perf_counter()
     seconds = fastest_seconds(lambda: model.train_on_batch(char_ids, word_ids), repeats)
@@ -93,7 +92,7 @@ def softmax_step_seconds(vocab_size: int, rows: int, repeats: int) -> float:
     dim = BILM_TF.projection_dim
     kernel = keras.Variable(keras.initializers.GlorotUniform(seed=0)((dim, vocab_size)), name="kernel")
     bias = keras.Variable(np.zeros(vocab_size, "float32"), name="bias")
-    optimizer = DenseGradientAdam(1e-3, clipnorm=5.0)
+    optimizer = DenseGradientAdam(1e-3, clipnorm=CLIP_NORM)
     optimizer.build([kernel, bias])
     seed = keras.random.SeedGenerator(0)
     rng = np.random.default_rng(0)

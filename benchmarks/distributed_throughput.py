@@ -26,7 +26,7 @@ from timing import cpu_name, fastest_seconds  # noqa: E402
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.models.bilm_lm import build_bilm_lm  # noqa: E402
 from elmo_keras.models.distribution import configure_cpu_devices, distribution_scope  # noqa: E402
-from elmo_keras.models.optimizer import DenseGradientAdam  # noqa: E402
+from elmo_keras.models.optimizer import compile_for_training  # noqa: E402
 from elmo_keras.models.presets import get_preset  # noqa: E402
 
 VOCAB, BATCH, WORDS = 500, 32, 12
@@ -47,8 +47,7 @@ def seconds_per_fit(strategy, steps: int, repeats: int) -> float:
         config = get_preset("toy").replace(dropout=0.0)
         model = build_bilm_lm(config, VOCAB)
         model.build((None, None))
-        model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=False)
-        model.optimizer.build(model.trainable_variables)
+        compile_for_training(model, config.learning_rate)  # as train_bilm compiles it
         data = global_batches(steps)
         return fastest_seconds(lambda: model.fit(data, epochs=1, verbose=0), repeats)
 
