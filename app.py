@@ -16,8 +16,9 @@ from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import builtin_corpus, describe
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
 from elmo_keras.explorer.shipped_models import install_shipped_model
-from elmo_keras.explorer.training import BackgroundTraining, epoch_count
+from elmo_keras.explorer.training import FIRST_LAUNCH, TrainingSettings, epoch_count
 from elmo_keras.explorer.warm_up import import_in_background
+from page_common import watch_training
 
 PAGES = [
     st.Page("pages/context_similarity.py", title="Context similarity", icon=":material/grid_on:", default=True),
@@ -32,30 +33,17 @@ PAGES = [
 ]
 
 
-@st.cache_resource(show_spinner=False)
-def first_launch_training(models_dir: str) -> BackgroundTraining:
-    """One first-launch training per models directory and app process, whatever the number of sessions."""
-    return BackgroundTraining(models_dir)
-
-
 def first_launch(models_dir) -> None:
     """No model on disk yet: train the default one in the background, show its progress, then start again.
 
-    The training runs in its own thread (shared by every session); this run only watches it. A click or a
-    second tab interrupts or repeats the watching, never the training.
+    The training runs in its own thread (shared by every session: ``page_common.watch_training``); this run only
+    watches it. A click or a second tab interrupts or repeats the watching, never the training.
     """
-    job = first_launch_training(str(models_dir))
     st.title("ELMo explorer")
     st.info(f"First launch: training the `{DEFAULT_PRESET}` biLM on the built-in polysemy corpus "
-            f"({epoch_count(job.settings.epochs)}, about a minute on 2 CPU cores). It is saved as "
-            f"**{DEFAULT_MODEL_NAME}** in `{models_dir}`, so later launches start at once.")
-    bar = st.progress(job.history.fraction, text=job.status())
-    while not job.wait(0.5):  # watch without rerunning: a rerun per poll slowed the training thread down
-        bar.progress(job.history.fraction, text=job.status())
-    if job.error is not None:
-        first_launch_training.clear()  # the next run tries again
-        st.error(f"Training the first model failed: {job.error}")
-        st.stop()
+            f"({epoch_count(TrainingSettings.for_preset(DEFAULT_PRESET).epochs)}, about a minute on 2 CPU cores). "
+            f"It is saved as **{DEFAULT_MODEL_NAME}** in `{models_dir}`, so later launches start at once.")
+    watch_training(FIRST_LAUNCH, models_dir)
     st.session_state[state.REQUESTED_MODEL] = DEFAULT_MODEL_NAME
     st.rerun()
 

@@ -1,4 +1,5 @@
-"""What the explorer's model pages share (Streamlit side): the frame guard, the cached model, the word picker.
+"""What the explorer's model pages share (Streamlit side): the frame guard, the cached model, the word picker, and
+the first-use models of the pages that train their own (``first_use_models``).
 
 Pages import this module; the computation itself stays in ``elmo_keras.explorer``.
 """
@@ -9,11 +10,19 @@ import streamlit as st
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.corpus import fingerprint, word_choices
+from elmo_keras.explorer.first_use import (
+    DamagedModelsError,
+    discard_advice,
+    forget_job,
+    load_models,
+    training_job,
+)
 from elmo_keras.explorer.model_store import (
     ModelsUnloadableError,
     list_models,
     load_model,
     load_with_fallback,
+    models_directory,
     saved_vocabulary,
 )
 
@@ -95,3 +104,65 @@ def word_choices_for(widget_key: str, corpus, vocabulary) -> list[str]:
         shared = st.session_state[state.WORD]
         st.session_state[widget_key] = shared if shared in choices else choices[0]
     return choices
+
+
+# -- first-use models (``elmo_keras.explorer.first_use``): the frame's first launch and the pages' own models --------
+def watch_training(spec, models_dir) -> None:
+    """Start ``spec``'s first-use training, or join the one running in this process (every session watches the same
+    job), and show its progress until it ends; a failure is shown in an error box and stops the page (the next run
+    trains again)."""
+    job = training_job(spec, models_dir)
+    bar = st.progress(job.fraction, text=job.status())
+    while not job.wait(0.5):  # watch without rerunning: a rerun per poll slowed the training thread down
+        bar.progress(job.fraction, text=job.status())
+    bar.empty()
+    if job.error is not None:
+        forget_job(spec, models_dir, job)
+        st.error(f"Training the {spec.what} failed: {job.error}")
+        st.stop()
+
+
+def first_use_handle(spec):
+    """The handle of ``spec``'s saved models (``spec.ready``: the shipped ones installed where missing), trained now
+    in the background where there are none (``watch_training``)."""
+    models_dir = str(models_directory())
+    handle = spec.ready(models_dir)
+    if handle is None:
+        watch_training(spec, models_dir)
+        handle = spec.ready(models_dir)
+    if handle is None:  # deleted as soon as saved: the next run (a stale job is not reused) trains again
+        st.error(f"Training the {spec.what} finished, but nothing is saved in `{models_dir}`; reload the page.")
+        st.stop()
+    return handle
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _loaded_models(name: str, handle, _spec):
+    """One load per page and saved version (the handle changes when the models are saved again)."""
+    return load_models(_spec, handle)
+
+
+def first_use_loaded(spec, handle):
+    """``spec``'s models loaded from ``handle``; a missing or damaged file shows an error box naming it, with a
+    button that deletes the page's own files (refused, with the reason, where a directory holds anything else) and
+    starts again, and stops the page."""
+    try:
+        with st.spinner(f"Loading the {spec.what}…"):
+            return _loaded_models(spec.name, handle, spec)
+    except DamagedModelsError as error:
+        models_dir = models_directory()
+        st.error(f"{error}\n\n{discard_advice(models_dir)}")
+        if st.button("Delete them and start again", key=f"{spec.name}_retrain"):
+            try:
+                spec.discard(str(models_dir))
+            except ValueError as refused:
+                st.error(str(refused))
+                st.stop()
+            st.rerun()
+        st.stop()
+
+
+def first_use_models(spec):
+    """``(handle, models)`` of a page that needs trained models (``first_use_handle``, ``first_use_loaded``)."""
+    handle = first_use_handle(spec)
+    return handle, first_use_loaded(spec, handle)

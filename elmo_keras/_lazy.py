@@ -4,37 +4,79 @@
 of user code ran; the explorer's first page, rendered from stored results, needs none of them. A package lists
 what it exports and where it lives; the first access imports that module (quietly, through ``_quiet``, like
 every module that uses Keras) and keeps the value, so later accesses are plain attribute reads.
+
+It also makes the package safe to import from many threads at once: no package's ``__init__`` imports its own
+modules. Python imports a package before its module, holding that module's import lock while it waits for the
+package; a package whose ``__init__`` imported its modules would wait for that same lock in return (a
+``_DeadlockError``, or a half-initialised module: ``cannot import name ...``) when two threads start at once.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
+import types
 from collections.abc import Callable, Iterable, Mapping
+
+_EXPORTS: dict[str, dict[str, tuple[str, str]]] = {}  # package → {name: (module, its attribute)}
+
+
+def resolve(package: str, exports: Mapping[str, tuple[str, str]], name: str):
+    """The value of ``package.name`` from ``exports`` (``{name: (module, attribute)}``), imported and kept in the
+    package's namespace; any other submodule is returned as is (``elmo_keras.models`` after ``import elmo_keras``,
+    as when the package imported it eagerly). A module listed as ``(f"{package}.{name}", name)`` is that module,
+    unless it defines ``name`` itself (``decoding.greedy``, the function in ``decoding/greedy.py``)."""
+    module, attribute = exports.get(name, (None, name))
+    exported = module is not None
+    if not exported:
+        if name.startswith("__") or importlib.util.find_spec(f"{package}.{name}") is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        module = f"{package}.{name}"
+    imported = importlib.import_module(module)
+    if not exported or (module == f"{package}.{name}" and attribute not in vars(imported)):
+        value = imported  # a submodule that is not exported is the module, whatever it defines
+    else:
+        value = getattr(imported, attribute)
+    sys.modules[package].__dict__[name] = value
+    return value
+
+
+class _LazyPackage(types.ModuleType):
+    """A package whose exported names are never replaced by its submodules: the import system binds each module
+    it loads as an attribute of its package, which would turn ``elmo_keras.decoding.greedy`` (the function) into
+    the module ``decoding/greedy.py`` once anything imported that module directly."""
+
+    def __setattr__(self, name, value):
+        exported = _EXPORTS.get(self.__name__, {}).get(name)
+        if (isinstance(value, types.ModuleType) and exported == (value.__name__, name)
+                and name in vars(value)):
+            value = vars(value)[name]
+        super().__setattr__(name, value)
 
 
 def lazy_exports(package: str,
                  modules: Mapping[str, Iterable[str]]) -> tuple[Callable[[str], object], Callable[[], list]]:
-    """``(__getattr__, __dir__)`` for ``package``: ``modules`` maps each module to the public names it defines.
+    """``(__getattr__, __dir__)`` for ``package``: ``modules`` maps each module to the public names it defines;
+    ``"LABELS as SENTIMENT_LABELS"`` exports the module's ``LABELS`` under another name.
 
-    A name listed under ``f"{package}.{name}"`` itself is that subpackage or module, returned as is; so is any other
-    submodule (``elmo_keras.models`` after ``import elmo_keras``, as when the package imported it eagerly).
+    A name listed under ``f"{package}.{name}"`` itself is that subpackage or module (or, if that module defines the
+    name, its value); so is any other submodule, returned as is.
     """
-    namespace = importlib.import_module(package).__dict__
-    exports = {name: module for module, names in modules.items() for name in names}
+    exports = {}
+    for module, names in modules.items():
+        for entry in names:
+            attribute, _, name = entry.partition(" as ")
+            exports[name or attribute] = (module, attribute)
+    _EXPORTS[package] = exports
+    namespace = sys.modules[package]
+    if type(namespace) is types.ModuleType:
+        namespace.__class__ = _LazyPackage
 
     def __getattr__(name: str):
-        module = exports.get(name)
-        if module is None:
-            if name.startswith("__") or importlib.util.find_spec(f"{package}.{name}") is None:
-                raise AttributeError(f"module {package!r} has no attribute {name!r}")
-            module = f"{package}.{name}"
-        imported = importlib.import_module(module)
-        value = imported if module == f"{package}.{name}" else getattr(imported, name)
-        namespace[name] = value
-        return value
+        return resolve(package, exports, name)
 
     def __dir__() -> list:
-        return sorted(set(namespace) | set(exports))
+        return sorted(set(vars(namespace)) | set(exports))
 
     return __getattr__, __dir__

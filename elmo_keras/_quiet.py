@@ -1,13 +1,14 @@
 """Import TensorFlow/Keras without the native start-up log lines.
 
 TensorFlow's C++ runtime prints oneDNN and CUDA notices from static initialisers, before any Python
-logging setting can apply (``TF_CPP_MIN_LOG_LEVEL`` alone does not silence them). We raise the log level
-and route file descriptor 2 to ``/dev/null`` only while TensorFlow's first import runs, then restore it,
+logging setting can apply (``TF_CPP_MIN_LOG_LEVEL``, which ``import elmo_keras`` raises, alone does not silence
+them). We route file descriptor 2 to ``/dev/null`` only while TensorFlow's first import runs, then restore it,
 so warnings and errors raised later by user code are printed as usual.
 
-Importing this module is cheap: it only installs an import hook that runs TensorFlow's first import that way,
-whoever triggers it (``from keras import ops`` in any module, or the user's own ``import tensorflow``).
-``from elmo_keras._quiet import keras`` imports Keras (and its backend) on that first access.
+Importing this module is cheap. ``import elmo_keras`` installs the hook that runs TensorFlow's first import
+through ``run_quietly``, whoever triggers it (``from keras import ops`` in any module, or the user's own
+``import tensorflow``); ``from elmo_keras._quiet import keras`` imports Keras (and its backend) on that first
+access.
 """
 
 from __future__ import annotations
@@ -15,11 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-
-from elmo_keras._first_import import around_first_import
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 
 @contextlib.contextmanager
@@ -45,14 +41,11 @@ def _stderr_to_devnull():
         os.close(devnull)
 
 
-def _quietly(exec_module, module):
+def run_quietly(exec_module, module):
     """TensorFlow's first import with file descriptor 2 sent to ``/dev/null``; its logger set to errors only."""
     with _stderr_to_devnull():
         exec_module(module)
     module.get_logger().setLevel("ERROR")
-
-
-around_first_import("tensorflow", _quietly)
 
 
 def import_keras():

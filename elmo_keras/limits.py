@@ -28,6 +28,24 @@ def check_batch_size(value, name: str = "batch_size") -> int:
     return value
 
 
+def check_length(what: str, length: int, limit: int, unit: str = "tokens", fix: str = "split or shorten it") -> None:
+    """Refuse an input over its documented maximum, before any work on it: one line naming it, its length and the
+    limit, e.g. ``"sentences[3] has 50,000 tokens, more than the limit of 512: split or shorten it"``.
+
+    Args:
+        what: names the input and its index (``"sentences[3]"``, ``"dialogue 2 history turn 0"``).
+        length: int, its size in ``unit``.
+        limit: int, the largest size allowed.
+        unit: what ``length`` counts. Defaults to ``"tokens"``.
+        fix: how to get under the limit. Defaults to ``"split or shorten it"``.
+
+    Raises:
+        ValueError: ``length > limit``.
+    """
+    if length > limit:
+        raise ValueError(f"{what} has {length:,} {unit}, more than the limit of {limit:,}: {fix}")
+
+
 def available_memory_bytes() -> int | None:
     """Memory the system can give a new allocation now (``MemAvailable``), else physical memory; None if unknown."""
     try:

@@ -6,13 +6,10 @@ import streamlit as st
 
 from elmo_keras.explorer import classification_charts as charts
 from elmo_keras.explorer.classification import (
+    CLASSIFIER_MODELS,
     EXAMPLE_SENTENCES,
     MODEL_TITLES,
-    ClassifierTraining,
     classify,
-    discard_classifiers,
-    load_classifier_model,
-    ready_classifier_refs,
     trained_sliding_step,
 )
 from elmo_keras.explorer.classification_views import (
@@ -21,8 +18,7 @@ from elmo_keras.explorer.classification_views import (
     shipped_experiments,
     sliding_step,
 )
-from elmo_keras.explorer.model_store import models_directory
-from page_common import require_frame
+from page_common import first_use_models, require_frame
 
 require_frame()
 
@@ -30,13 +26,6 @@ POSITION_KEY, EXAMPLE_KEY, TEXT_KEY = "classification_position", "classification
 HEIGHT_KEY, FILTER_KEY, TRAINED_POSITION_KEY = ("classification_trained_height", "classification_trained_filter",
                                                 "classification_trained_position")
 WINDOW_STYLE = "background-color: #ffe0b2"
-load_classifier_cached = st.cache_resource(load_classifier_model, show_spinner="Loading the classifiers…")
-
-
-@st.cache_resource(show_spinner=False)
-def classifier_training(models_dir: str) -> ClassifierTraining:
-    """One first-use training per models directory and app process, whatever the number of sessions."""
-    return ClassifierTraining(models_dir)
 
 
 @st.cache_data(show_spinner="Classifying…", max_entries=64)
@@ -99,41 +88,12 @@ def show_experiments():
     st.dataframe(experiment_table(results).round(3), hide_index=True, width="stretch")
 
 
-def load_models(refs, models_dir):
-    """The three classifiers, or an explanation and a way out when one cannot be loaded."""
-    try:
-        return {kind: load_classifier_cached(ref) for kind, ref in refs.items()}
-    except (ValueError, FileNotFoundError) as error:
-        st.error(f"The saved classifiers cannot be loaded: {error}")
-        if st.button("Delete them and train new ones", key="classification_retrain"):
-            discard_classifiers(models_dir)
-            load_classifier_cached.clear()
-            classifier_training.clear()
-            st.rerun()
-        st.stop()
-
-
-def show_classifiers(models_dir):
+def show_classifiers():
     st.subheader("2 · Trained classifiers")
     st.caption("Trained on a synthetic sentiment corpus where word order matters (“not good”, “good , not bad”): "
                "a CNN (filters of heights 2, 3, 4, max over time), a BiLSTM whose sentence vector is each "
                "direction's last state, and a BiLSTM max-pooled over all its states.")
-    refs = ready_classifier_refs(models_dir)
-    if refs is None:
-        job = classifier_training(str(models_dir))
-        if job.done and job.error is None:  # an earlier training whose models have since been removed
-            classifier_training.clear()
-            job = classifier_training(str(models_dir))
-        bar = st.progress(job.fraction, text=job.status())
-        while not job.wait(0.5):  # the worked example above is already shown
-            bar.progress(job.fraction, text=job.status())
-        if job.error is not None:
-            classifier_training.clear()  # the next run tries again
-            st.error(f"Training the classifiers failed: {job.error}")
-            st.stop()
-        refs = job.result
-        bar.empty()
-    models = load_models(refs, models_dir)
+    refs, models = first_use_models(CLASSIFIER_MODELS)  # the worked example above is already shown
     left, right = st.columns([1, 2])
     choice = left.selectbox("Example", EXAMPLE_SENTENCES, key=EXAMPLE_KEY)
     text = right.text_input("…or type a sentence", value=choice,
@@ -179,4 +139,4 @@ show_worked_example()
 classifiers_section = st.container()  # filled after the experiments are drawn, shown above them
 show_experiments()
 with classifiers_section:
-    show_classifiers(models_directory())
+    show_classifiers()

@@ -10,27 +10,22 @@ from elmo_keras.explorer import decoding_charts
 from elmo_keras.explorer.decoding import (
     BEAM,
     NUCLEUS,
+    SEQ2SEQ_MODELS,
     STRATEGIES,
     TOP_K,
     DecodeSettings,
     compare_strategies,
-    default_epochs,
-    load_seq2seq_model,
     outputs_table,
-    ready_seq2seq_ref,
     source_choices,
-    train_default_seq2seq,
 )
 from elmo_keras.explorer.decoding_examples import example_titles, example_view
-from elmo_keras.explorer.model_store import models_directory
 from elmo_keras.explorer.search_views import step_distribution, tree_layout
-from page_common import require_frame
+from page_common import first_use_models, require_frame
 
 require_frame()
 
 SOURCE_KEY, TYPED_KEY, EXAMPLE_KEY = "decoding_source", "decoding_typed", "decoding_example"
 STEP_KEY, ROW_KEY = "decoding_dist_step", "decoding_dist_row"
-load_seq2seq_cached = st.cache_resource(load_seq2seq_model, show_spinner="Loading the seq2seq model…")
 
 
 @st.cache_data(show_spinner="Decoding…", max_entries=64)
@@ -47,19 +42,7 @@ st.title("Decoding strategies")
 st.caption("A small GRU encoder-decoder trained on household commands → paraphrases (several valid outputs per "
            "source, so the model learns a real distribution). Every strategy calls the same next-token "
            "distribution; they differ only in what they do with it.")
-models_dir = models_directory()
-ref = ready_seq2seq_ref(models_dir)
-if ref is None:
-    epochs = default_epochs()
-    bar = st.progress(0.0, text="First use: training the toy seq2seq model…")
-
-    def show(epoch, logs):
-        bar.progress(min(1.0, epoch / epochs),
-                     text=f"Training the toy seq2seq model: epoch {epoch}/{epochs}, loss {logs.get('loss', 0):.2f}")
-
-    train_default_seq2seq(models_dir, progress=show)
-    st.rerun()
-model = load_seq2seq_cached(ref)
+ref, model = first_use_models(SEQ2SEQ_MODELS)
 
 sources = source_choices()
 with st.container(border=True):

@@ -7,37 +7,20 @@ import streamlit as st
 
 from elmo_keras.explorer import dialogue_charts
 from elmo_keras.explorer.dialogue import (
-    DialogueTraining,
-    discard_dialogue_models,
+    DIALOGUE_MODELS,
     example_contexts,
     experiment_kl_curves,
     experiment_table,
     kl_history,
-    load_dialogue_models,
-    ready_dialogue_paths,
     respond,
-    saved_version,
     shipped_experiments,
 )
-from elmo_keras.explorer.model_store import models_directory
-from page_common import require_frame
+from page_common import first_use_models, require_frame
 
 require_frame()
 
 CONTEXT_KEY, TYPED_KEY = "dialogue_context", "dialogue_typed"
 SAMPLES_KEY, BEAM_KEY, SEED_KEY = "dialogue_samples", "dialogue_beam", "dialogue_seed"
-
-
-@st.cache_resource(show_spinner="Loading HRED and VHRED…", max_entries=4)
-def load_models_cached(models_dir: str, version: tuple):
-    """The pair on disk, once per models directory and saved version (``saved_version``)."""
-    return load_dialogue_models(models_dir)
-
-
-@st.cache_resource(show_spinner=False)
-def dialogue_training(models_dir: str) -> DialogueTraining:
-    """One first-use training per models directory and app process, whatever the number of sessions."""
-    return DialogueTraining(models_dir)
 
 
 @st.cache_data(show_spinner="Generating replies…", max_entries=64)
@@ -82,34 +65,8 @@ with st.expander("How the two models read a dialogue", expanded=False):
 interactive = st.container()
 show_experiment()
 
-models_dir = models_directory()
 with interactive:
-    if ready_dialogue_paths(models_dir) is None:
-        job = dialogue_training(str(models_dir))
-        if job.done and job.error is None:  # an earlier training whose models have since been removed
-            dialogue_training.clear()
-            job = dialogue_training(str(models_dir))
-        bar = st.progress(job.fraction, text=job.status())
-        while not job.wait(0.5):
-            bar.progress(job.fraction, text=job.status())
-        if job.error is not None:
-            dialogue_training.clear()
-            st.error(f"Training the dialogue models failed: {job.error}")
-            st.stop()
-        bar.empty()
-    try:
-        version = saved_version(models_dir)
-        hred, vhred = load_models_cached(str(models_dir), version)
-    except (FileNotFoundError, ValueError) as error:
-        st.error(f"The saved dialogue models cannot be loaded: {error}")
-        if st.button("Discard them and train again", key="dialogue_retrain"):
-            discard_dialogue_models(models_dir)
-            load_models_cached.clear()
-            replies.clear()
-            dialogue_training.clear()
-            st.rerun()
-        st.stop()
-
+    (models_dir, version), (hred, vhred) = first_use_models(DIALOGUE_MODELS)
     contexts = example_contexts()
     left, right = st.columns([3, 2])
     with left:
@@ -123,7 +80,7 @@ with interactive:
         beam_size = c[1].number_input("beam k", 1, 10, 3, key=BEAM_KEY)
         seed = c[2].number_input("seed", 0, 10_000, 0, key=SEED_KEY)
     try:
-        view = replies(hred, vhred, str(models_dir), version, typed.strip() or picked, int(num_samples), int(beam_size),
+        view = replies(hred, vhred, models_dir, version, typed.strip() or picked, int(num_samples), int(beam_size),
                        int(seed))
     except ValueError as error:
         st.error(str(error))

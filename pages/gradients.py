@@ -8,23 +8,19 @@ from elmo_keras.explorer import gradients_charts as charts
 from elmo_keras.explorer.gradients import (
     DEFAULT_THETA,
     EXPLODING_SCALE,
+    GRADIENT_MODELS,
     INITIAL,
     INITIAL_FORGET_BIAS,
     THETA_CHOICES,
     TRAINED,
-    GradientTraining,
     final_accuracies,
-    load_gradient_models,
     measurements_for,
     page_defaults,
     page_study,
-    ready_gradient_models,
-    saved_version,
     training_table,
 )
 from elmo_keras.explorer.gradients_quiz import OPTIONS, QUESTION, quiz_explanation
-from elmo_keras.explorer.model_store import models_directory
-from page_common import require_frame
+from page_common import first_use_models, require_frame
 
 require_frame()
 
@@ -35,45 +31,10 @@ RNN_SCALES = (0.5, 0.8, 1.0, 1.5, 2.0)
 FORGET_BIASES = (0.0, 1.0, 2.0, 3.0, 5.0)
 
 
-@st.cache_resource(show_spinner="Loading the models…")
-def load_models_cached(models_dir: str, version: int):
-    """The saved models, once per models directory and training (``version``)."""
-    return load_gradient_models(models_dir)
-
-
-@st.cache_resource(show_spinner=False)
-def gradient_training(models_dir: str) -> GradientTraining:
-    """One first-use training per models directory and app process, whatever the number of sessions."""
-    return GradientTraining(models_dir)
-
-
 @st.cache_data(show_spinner="Measuring the gradients…", max_entries=32)
 def measurements(_trained, models_dir, version, length, rnn_scale, forget_bias):
     """The gradients for these settings, once per models directory, training (``version``) and settings."""
     return measurements_for(models_dir, _trained, length, rnn_scale, forget_bias)
-
-
-def trained_models(models_dir: str):
-    """The saved models; trained now (progress bar) when absent or damaged."""
-    if ready_gradient_models(models_dir):
-        try:
-            return load_models_cached(models_dir, saved_version(models_dir))
-        except ValueError as error:
-            load_models_cached.clear()
-            st.warning(f"The saved models cannot be used, so they are being retrained: {error}")
-    job = gradient_training(models_dir)
-    if job.done and job.result is not None:  # an earlier training whose files have since been damaged
-        gradient_training.clear()
-        job = gradient_training(models_dir)
-    bar = st.progress(job.fraction, text=job.status())
-    while not job.wait(0.5):
-        bar.progress(job.fraction, text=job.status())
-    bar.empty()
-    if job.error is not None:
-        gradient_training.clear()  # the next run tries again
-        st.error(f"Training the models failed: {job.error}")
-        st.stop()
-    return job.result
 
 
 st.title("Vanishing gradients")
@@ -82,8 +43,7 @@ st.caption("Seed notes §17. Going backward, the gradient is multiplied by one J
            "distractors, and must say at the last step which symbol came first; we measure ‖∂L/∂h_t‖ for every "
            "step t by differentiating the loss with respect to a zero added to each hidden state.")
 
-models_dir = str(models_directory())
-trained = trained_models(models_dir)
+(models_dir, version), trained = first_use_models(GRADIENT_MODELS)
 settings = trained.settings
 st.plotly_chart(charts.training_curves(training_table(trained)), width="stretch", key="gradients_training")
 st.caption(f"Both trained {settings.epochs} epochs on {settings.count} sequences of length {settings.length} "
@@ -100,7 +60,7 @@ with middle:
 with right:
     forget_bias = st.select_slider("Untrained LSTM: forget-gate bias", FORGET_BIASES, value=INITIAL_FORGET_BIAS,
                                    key=BIAS_KEY)
-measured = measurements(trained, models_dir, saved_version(models_dir), length, rnn_scale, forget_bias)
+measured = measurements(trained, models_dir, version, length, rnn_scale, forget_bias)
 
 theta = st.select_slider("Clip threshold θ (clipnorm)", THETA_CHOICES, value=DEFAULT_THETA, key=THETA_KEY)
 study = page_study(measured, theta)
@@ -139,7 +99,7 @@ st.subheader("Quiz")
 choice = st.radio(QUESTION, OPTIONS, index=None, key=QUIZ_KEY)
 if choice is not None:
     # the explanation quotes the page's default settings (the sliders can make any untrained model explode)
-    defaults = measurements(trained, models_dir, saved_version(models_dir), *page_defaults(trained.settings))
+    defaults = measurements(trained, models_dir, version, *page_defaults(trained.settings))
     correct, explanation = quiz_explanation(page_study(defaults, theta), final_accuracies(trained),
                                             OPTIONS.index(choice))
     (st.success if correct else st.info)(explanation)

@@ -5,30 +5,20 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer import tagging_charts
-from elmo_keras.explorer.model_store import models_directory
 from elmo_keras.explorer.tagging import (
     DEFAULT_TOP_K,
-    TaggerTraining,
+    TAGGER_MODELS,
     example_sentences,
     experiment_tables,
-    load_tagger_model,
-    ready_tagger_refs,
     shipped_experiments,
 )
 from elmo_keras.explorer.tagging_store import computed_tagging_view, stored_tagging_view
-from page_common import require_frame
+from page_common import first_use_handle, first_use_loaded, require_frame
 
 require_frame()
 
 EXAMPLE_KEY, TEXT_KEY, TOP_K_KEY = "tagging_example", "tagging_text", "tagging_top_k"
 INVALID_ROW, INVALID_MARK = "invalid step", "✕"
-load_tagger_cached = st.cache_resource(load_tagger_model, show_spinner="Loading the taggers…")
-
-
-@st.cache_resource(show_spinner=False)
-def tagger_training(models_dir: str) -> TaggerTraining:
-    """One first-use training per models directory and app process, whatever the number of sessions."""
-    return TaggerTraining(models_dir)
 
 
 @st.cache_data(show_spinner="Tagging…", max_entries=64)
@@ -41,7 +31,7 @@ def view(refs, text, top_k):
     stored = stored_tagging_view(refs, text, top_k)
     if stored is not None:
         return stored
-    multitask, taglm = load_tagger_cached(refs[0]), load_tagger_cached(refs[1])
+    multitask, taglm = first_use_loaded(TAGGER_MODELS, refs)
     return computed_view(multitask, taglm, refs, text, top_k)
 
 
@@ -85,21 +75,8 @@ st.caption("Seed notes §2–4: a multi-task tagger whose POS head (1,000+ sente
 interactive = st.container()  # filled below the experiments' code, shown above them
 show_experiments()
 
-models_dir = models_directory()
-refs = ready_tagger_refs(models_dir)
 with interactive:
-    if refs is None:
-        job = tagger_training(str(models_dir))
-        bar = st.progress(job.fraction, text=job.status())
-        while not job.wait(0.5):  # watch without rerunning (the experiments below are already shown)
-            bar.progress(job.fraction, text=job.status())
-        if job.error is not None:
-            tagger_training.clear()  # the next run tries again
-            st.error(f"Training the taggers failed: {job.error}")
-            st.stop()
-        refs = job.result
-        bar.empty()
-
+    refs = first_use_handle(TAGGER_MODELS)  # loaded only where no view is kept on disk (``view``)
     examples = example_sentences()
     left, right = st.columns([3, 1])
     with left:

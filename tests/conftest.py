@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import sys
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -19,13 +20,39 @@ SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
 
 # the explorer's tests: its pages, their service layer (elmo_keras.explorer), its start-up and the notebooks
 APP_TEST_FILES = ("test_app_", "test_explorer_", "test_light_start", "test_notebooks")
+# tests of code that never reaches Keras (text, data readers, file formats, pure-NumPy decoding, the tree itself):
+# they run once, in a process of their own, where a test that imports Keras fails (see pytest_runtest_call)
+BACKEND_INDEPENDENT_FILES = (
+    "test_argument_checks", "test_convolution_example", "test_decoding_beam", "test_decoding_exhaustive",
+    "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model", "test_decoding_trace",
+    "test_decoding_worked_examples", "test_dialogue_data", "test_docs", "test_import_structure", "test_polysemy",
+    "test_safe_files", "test_sentiment_data", "test_tagging_data", "test_tagging_schemes", "test_text",
+    "test_text_conll", "test_vocabulary_files",
+)
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the explorer's tests ``app``: the backend matrix runs the library tests (``-m "not app"``)."""
+    """Mark the explorer's tests ``app`` and the tests that never reach Keras ``backend_independent``.
+
+    The backend matrix runs everything else on every backend (``-m "not app and not backend_independent"``), so a
+    new test runs on all three unless it is listed here, and a listed test that reaches Keras fails.
+    """
     for item in items:
         if item.path.name.startswith(APP_TEST_FILES):
             item.add_marker(pytest.mark.app)
+        if item.path.stem in BACKEND_INDEPENDENT_FILES:
+            item.add_marker(pytest.mark.backend_independent)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A ``backend_independent`` test must not import Keras: it would then be tested on one backend only."""
+    keras_before = "keras" in sys.modules
+    result = yield
+    if item.get_closest_marker("backend_independent") and not keras_before and "keras" in sys.modules:
+        pytest.fail(f"{item.nodeid} is marked backend_independent (tests/conftest.py) but imported Keras: "
+                    "take its file out of BACKEND_INDEPENDENT_FILES so that it runs on every backend")
+    return result
 
 
 @pytest.fixture(scope="session")

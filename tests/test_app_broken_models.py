@@ -1,6 +1,8 @@
-"""A broken model in the models directory: the model pages say what is wrong, fall back to a model that loads and
-keep the picker usable (they used to show an uncaught traceback)."""
+"""A broken model in the models directory: the biLM pages say what is wrong, fall back to a model that loads and
+keep the picker usable; the pages with models of their own say which file is damaged and offer to start again
+(they used to show an uncaught traceback)."""
 
+import filecmp
 import json
 import shutil
 
@@ -8,6 +10,7 @@ import pytest
 
 from elmo_keras.explorer import state
 from elmo_keras.explorer.model_store import find_model
+from elmo_keras.explorer.shipped_models import SHIPPED_NAMES, install_shipped_model, shipped_models_directory
 from tests.explorer_fixtures import TINY_NAME, assert_no_exception, open_app
 
 BROKEN = "a-broken"  # sorts before "tiny": the frame makes it the active model on the first run
@@ -15,7 +18,10 @@ MODEL_PAGES = ["pages/context_similarity.py", "pages/pca.py", "pages/layer_weigh
 
 
 def _truncate_model(directory):
-    model_file = directory / "model.keras"
+    _truncate(directory / "model.keras")
+
+
+def _truncate(model_file):
     data = model_file.read_bytes()
     model_file.write_bytes(data[: len(data) // 2])
 
@@ -23,7 +29,8 @@ def _truncate_model(directory):
 def _add_a_token(directory):
     path = directory / "vocabulary.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    tokens = data["tokens"] if isinstance(data, dict) else data
+    words = data.get("words", data) if isinstance(data, dict) else data  # a tagger's: {"words": ..., "tags": ...}
+    tokens = words["tokens"] if isinstance(words, dict) else words
     tokens.append("one-token-too-many")
     path.write_text(json.dumps(data), encoding="utf-8")
 
@@ -80,3 +87,65 @@ def test_with_no_loadable_model_the_page_says_how_to_recover(models_with_a_broke
     at.switch_page("pages/corpus_training.py").run()  # training a new model stays possible
     assert_no_exception(at)
     assert at.title[0].value == "Corpus & training" and not at.error
+
+
+# -- the pages with models of their own (``first_use``): a damaged file is named, and the page can start again ----
+# page: (the widget-key prefix, the model.keras it truncates, the model directory whose vocabulary.json it edits)
+OWN_MODEL_PAGES = {
+    "pages/decoding.py": ("decoding", "seq2seq-toy/model.keras", "seq2seq-toy"),
+    "pages/tagging.py": ("tagging", "taglm-toy/model.keras", "tagger-toy"),
+    "pages/classification.py": ("classification", "classifiers-toy/cnn/model.keras", "classifiers-toy/rnn-last"),
+    "pages/dialogue.py": ("dialogue", "dialogue-toy/vhred/model.keras", "dialogue-toy/hred"),
+    "pages/gradients.py": ("gradients", "gradients-toy/rnn.keras", None),  # no vocabulary
+}
+DAMAGES = [(page, "truncated") for page in OWN_MODEL_PAGES] + [
+    (page, "another-vocabulary") for page, (_, _, vocabulary) in OWN_MODEL_PAGES.items() if vocabulary]
+
+
+@pytest.fixture
+def shipped_page_models(tiny_models_dir, tmp_path, monkeypatch):
+    """A models directory with the tiny biLM and every page's shipped models."""
+    models = tmp_path / "models"
+    shutil.copytree(tiny_models_dir / TINY_NAME, models / TINY_NAME)
+    for name in SHIPPED_NAMES:
+        install_shipped_model(models, name)
+    monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(models))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return models
+
+
+def _damage(models, page, damage):
+    """Damage the page's models; returns the file the error must name."""
+    _, model_file, vocabulary_dir = OWN_MODEL_PAGES[page]
+    if damage == "truncated":
+        _truncate(models / model_file)
+        return models / model_file
+    _add_a_token(models / vocabulary_dir)
+    return models / vocabulary_dir / "vocabulary.json"
+
+
+@pytest.mark.parametrize("page, damage", DAMAGES, ids=[f"{page[6:-3]}-{damage}" for page, damage in DAMAGES])
+def test_a_damaged_page_model_is_named_and_the_page_starts_again(shipped_page_models, page, damage):
+    """Every page that loads models of its own: an error box naming the bad file (the decoding page raised), and a
+    button that deletes the page's files, after which the shipped ones are installed again."""
+    bad_file = _damage(shipped_page_models, page, damage)
+    at = open_app(page)
+    errors = _errors(at)
+    assert "cannot be loaded" in errors and str(bad_file) in errors and "Delete them and start again" in errors
+    name = OWN_MODEL_PAGES[page][0]
+    at.button(key=f"{name}_retrain").click().run()
+    assert_no_exception(at)
+    assert not at.error and at.title
+    shipped = shipped_models_directory() / bad_file.relative_to(shipped_page_models)
+    assert filecmp.cmp(bad_file, shipped, shallow=False)  # the shipped copy is back
+
+
+def test_starting_again_never_deletes_a_file_the_page_did_not_write(shipped_page_models):
+    bad_file = _damage(shipped_page_models, "pages/decoding.py", "truncated")
+    notes = bad_file.parent / "my-notes.txt"
+    notes.write_text("mine", encoding="utf-8")
+    at = open_app("pages/decoding.py")
+    at.button(key="decoding_retrain").click().run()
+    assert_no_exception(at)
+    assert "my-notes.txt, which the explorer did not write" in _errors(at)
+    assert notes.is_file() and bad_file.is_file()

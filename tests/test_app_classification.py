@@ -81,5 +81,5 @@ def test_broken_saved_classifiers_are_explained_with_a_way_out(classification_mo
     model_file.write_bytes(model_file.read_bytes()[:100])
     at = _page(models, monkeypatch, tmp_path)
     assert "The saved classifiers cannot be loaded" in at.error[0].value and str(model_file) in at.error[0].value
-    assert at.button(key="classification_retrain").label == "Delete them and train new ones"
+    assert at.button(key="classification_retrain").label == "Delete them and start again"
     assert len(plotly_charts(at)) == 2  # the worked example still shows

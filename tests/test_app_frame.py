@@ -80,9 +80,9 @@ def test_first_launch_installs_the_shipped_model_and_trains_nothing(tmp_path, mo
     assert_no_exception(at)
 
 
-def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_dir, tmp_path, monkeypatch):
-    """With no model on disk and none shipped, the frame trains in the background (here: a stand-in returning the
-    tiny model), watches its progress and saves 'toy'; the run after that trains nothing."""
+def _first_launch_with_a_stand_in(tiny_models_dir, tmp_path, monkeypatch):
+    """An empty models directory, no shipped model, and a training stand-in that returns the tiny model after a
+    while; returns the directory and the list of the stand-in's calls."""
     from elmo_keras.explorer import shipped_models, training
 
     monkeypatch.setattr(shipped_models, "shipped_model", lambda name: None)
@@ -99,6 +99,13 @@ def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_d
         return load_bilm(tiny_models_dir / TINY_NAME)
 
     monkeypatch.setattr(training, "train_on_corpus", stand_in)
+    return empty, calls
+
+
+def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_dir, tmp_path, monkeypatch):
+    """With no model on disk and none shipped, the frame trains in the background (here: a stand-in returning the
+    tiny model), watches its progress and saves 'toy'; the run after that trains nothing."""
+    empty, calls = _first_launch_with_a_stand_in(tiny_models_dir, tmp_path, monkeypatch)
     at = open_app()
     assert [s.preset for s in calls] == ["toy"]
     assert [info.name for info in list_models(empty)] == [DEFAULT_MODEL_NAME]
@@ -106,6 +113,17 @@ def test_without_a_shipped_model_first_launch_trains_and_saves_toy(tiny_models_d
     at.run()  # a later run finds the model on disk and trains nothing
     assert len(calls) == 1
     assert_no_exception(at)
+
+
+def test_a_model_deleted_after_its_first_launch_training_is_trained_again(tiny_models_dir, tmp_path, monkeypatch):
+    """The finished first-launch job is stale once its model is gone: a new one starts (the frame reused it and
+    reran itself without end)."""
+    empty, calls = _first_launch_with_a_stand_in(tiny_models_dir, tmp_path, monkeypatch)
+    open_app()
+    shutil.rmtree(empty / DEFAULT_MODEL_NAME)
+    at = open_app()  # a new session, in the same process as the finished job
+    assert len(calls) == 2 and [info.name for info in list_models(empty)] == [DEFAULT_MODEL_NAME]
+    assert at.sidebar.selectbox(key=state.MODEL_PICKER).value == DEFAULT_MODEL_NAME
 
 
 def test_a_failed_first_launch_training_is_reported_and_tried_again(tmp_path, monkeypatch):
@@ -133,5 +151,6 @@ def test_the_app_listens_on_localhost_only_by_default():
 
     config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["address"] == "localhost"
-    readme = (APP.parent / "README.md").read_text(encoding="utf-8")
-    assert "--server.address 0.0.0.0" in readme  # how to expose it deliberately
+    safety = (APP.parent / "docs" / "safety.md").read_text(encoding="utf-8")
+    assert "--server.address 0.0.0.0" in safety  # how to expose it deliberately
+

@@ -41,14 +41,19 @@ def test_quiz_answer_is_explained_and_theta_changes_the_clipping(gradient_models
     assert "The answer is **B**" in at.success[0].value  # the explanation follows the new θ
 
 
-def test_damaged_models_are_retrained(gradient_models_dir, tmp_path, monkeypatch):
+def test_damaged_models_are_named_and_retrained_on_request(gradient_models_dir, tmp_path, monkeypatch):
+    from elmo_keras.explorer import shipped_models
+
     models_dir = tmp_path / "models"
     shutil.copytree(gradient_models_dir, models_dir)
     (gradients_dir(models_dir) / MODEL_FILES["vanilla RNN"]).write_bytes(b"truncated")
     monkeypatch.setenv("ELMO_KERAS_MODELS_DIR", str(models_dir))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setattr(gradients, "FIRST_USE_SETTINGS", TINY)
+    monkeypatch.setattr(shipped_models, "shipped_model", lambda name: None)  # nothing to reinstall: train
     at = open_app(PAGE)
-    assert "retrained" in at.warning[0].value and "rnn.keras cannot be loaded" in at.warning[0].value
-    assert len(plotly_charts(at)) == len(CHART_KEYS)
+    assert "rnn.keras cannot be loaded" in at.error[0].value and not plotly_charts(at)
+    at.button(key="gradients_retrain").click().run()
+    assert_no_exception(at)
+    assert not at.error and len(plotly_charts(at)) == len(CHART_KEYS)
     assert gradients.load_gradient_models(models_dir).settings == TINY

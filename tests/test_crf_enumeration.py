@@ -48,11 +48,12 @@ def test_viterbi_and_top_k_match_enumeration(case, top_k):
     if top_k == 1:  # (batch, time) and (batch,): the same as the default
         np.testing.assert_array_equal(tags, best_tags)
         tags, scores = tags[:, None], scores[:, None]
-    assert tags.shape == (len(mask), top_k, mask.shape[1]) and scores.shape == (len(mask), top_k)
+    kept = min(top_k, crf.num_tags ** mask.shape[1])  # no more paths than tag sequences of the time axis
+    assert tags.shape == (len(mask), kept, mask.shape[1]) and scores.shape == (len(mask), kept)
     np.testing.assert_array_equal(scores[:, 0], best_scores)
     for b, (paths, path_scores) in enumerate(rows):
         length = paths.shape[1]
-        expected = np.concatenate([np.sort(path_scores)[::-1], np.full(top_k, -np.inf)])[:top_k]
+        expected = np.concatenate([np.sort(path_scores)[::-1], np.full(top_k, -np.inf)])[:kept]
         np.testing.assert_allclose(scores[b], expected, rtol=0, atol=atol)
         found = [tuple(path[:length]) for path, score in zip(tags[b], scores[b]) if np.isfinite(score)]
         assert len(set(found)) == len(found), "the k best paths must be distinct"

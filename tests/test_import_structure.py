@@ -11,7 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Each package may import only from packages on a lower floor (the foundation modules of floor 0 may import each
 # other; the cycle test keeps them honest). The top-level ``elmo_keras`` package re-exports everything.
 FLOORS = {
-    "_quiet": 0, "_lazy": 0, "_first_import": 0, "_registration": 0, "_backend": 0, "_jax_steps": 0,
+    "_quiet": 0, "_lazy": 0, "_registration": 0, "_backend": 0, "_jax_steps": 0,
     "argument_checks": 0, "config_dicts": 0, "limits": 0, "safe_files": 0,
     "text": 1,
     "data": 2, "layers": 2, "decoding": 2,

@@ -26,6 +26,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 FIRST_PAGE_MODULES = [  # what app.py, page_common.py and pages/context_similarity.py import
     "streamlit", "elmo_keras", "elmo_keras.explorer.state", "elmo_keras.explorer.corpus",
     "elmo_keras.explorer.model_store", "elmo_keras.explorer.shipped_models", "elmo_keras.explorer.training",
+    "elmo_keras.explorer.first_use",
     "elmo_keras.explorer.warm_up", "elmo_keras.explorer.charts", "elmo_keras.explorer.similarity_store",
     "elmo_keras.explorer.similarity_view", "elmo_keras.explorer.projection_store",
     "elmo_keras.explorer.projection_view",

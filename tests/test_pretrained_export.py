@@ -2,6 +2,7 @@
 load → export → load gives the same tensors in the HDF5 file and the same activations (both fixture models)."""
 
 import json
+import os
 
 import h5py
 import numpy as np
@@ -217,3 +218,70 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["options.json", "weights.hdf5"]  # no temporary left
     assert (tmp_path / "options.json").stat().st_ino == options_inode  # not replaced either: the pair stays matched
     assert json.loads((tmp_path / "options.json").read_text())["lstm"]["dim"] == 16
+
+
+# -- issue #25 item 2: a released model's files are never written over, and no tensor is ever lost ----------------
+
+
+def with_softmax(weight_file, vocab_size=7, dim=16):
+    """Add bilm-tf's training-checkpoint softmax to a weight file (the loader ignores it)."""
+    with h5py.File(weight_file, "a") as handle:
+        handle.create_dataset("softmax/W", data=np.ones((vocab_size, dim), np.float32))
+        handle.create_dataset("softmax/b", data=np.zeros(vocab_size, np.float32))
+
+
+@pytest.mark.fixtures
+def test_a_loaded_model_never_writes_over_the_files_it_was_loaded_from(shared_fixtures, tmp_path):
+    """``load_pretrained_bilm`` then ``export_pretrained`` onto the same files replaced the weight file, dropping
+    its softmax; now the model knows its files, through any path naming them (a symlink, a hard link), and so do
+    its copies and a language model built over it."""
+    from elmo_keras.pretrained.fine_tuning import pretrained_language_model
+
+    released = tmp_path / "released"
+    released.mkdir()
+    options_file, weight_file = released / "options.json", released / "weights.hdf5"
+    options_file.write_bytes((shared_fixtures / "elmo_bilm_tf" / "options.json").read_bytes())
+    weight_file.write_bytes((shared_fixtures / "elmo_bilm_tf" / "lm_weights.hdf5").read_bytes())
+    with_softmax(weight_file)
+    before = (options_file.read_bytes(), weight_file.read_bytes())
+    (tmp_path / "link.hdf5").symlink_to(weight_file)
+    os.link(weight_file, tmp_path / "hard.hdf5")
+    (tmp_path / "link.json").symlink_to(options_file)
+
+    bilm = load_pretrained_bilm(options_file, weight_file)
+    language_model = pretrained_language_model(options_file, weight_file, Vocabulary(["bank"]), dropout=0.1)
+    outputs = [(tmp_path / "o.json", weight_file), (options_file, tmp_path / "w.hdf5"),
+               (tmp_path / "o.json", tmp_path / "link.hdf5"), (tmp_path / "o.json", tmp_path / "hard.hdf5"),
+               (tmp_path / "link.json", tmp_path / "w.hdf5")]
+    for model in (bilm, bilm.copy(stateful=True), language_model):
+        for options_output, weight_output in outputs:
+            with pytest.raises(OutputOverwritesInputError, match=r"is the (options|weight) file the model was "
+                                                                  r"loaded from \(.*released/"):
+                export_pretrained(model, options_output, weight_output)
+    assert (options_file.read_bytes(), weight_file.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hard.hdf5", "link.hdf5", "link.json", "released"]
+
+
+def test_an_export_never_loses_a_tensor_of_the_file_it_replaces(tmp_path):
+    bilm = tiny_char_bilm(filters=((1, 4), (2, 8)), units=16, projection_dim=8)
+    model = BiLanguageModel(bilm, vocab_size=6)
+    model.build((None, None, 50))
+    model.vocabulary = Vocabulary(["bank", "river"])
+    options_file, weight_file, vocab = tmp_path / "options.json", tmp_path / "weights.hdf5", tmp_path / "vocab.txt"
+    export_pretrained(model, options_file, weight_file, vocab)
+    before = weight_file.read_bytes()
+    with pytest.raises(ValueError, match=r"weights.hdf5 holds 2 tensor\(s\) this export would not write \(softmax/W, "
+                                         r"softmax/b\); replacing it would lose them: pass vocabulary_file to "
+                                         r"export the softmax too, choose another path"):
+        export_pretrained(model, tmp_path / "other.json", weight_file)
+    assert weight_file.read_bytes() == before and not (tmp_path / "other.json").exists()
+    export_pretrained(model, options_file, weight_file, vocab)  # every tensor written again: replaced
+    assert sorted(read_weight_file(weight_file)) == sorted(read_weight_file(tmp_path / "weights.hdf5"))
+
+    keras_weights = tmp_path / "keras.weights.h5"  # any HDF5 file: its datasets are tensors too
+    with h5py.File(keras_weights, "w") as handle:
+        handle.create_dataset("layers/dense/vars/0", data=np.ones(3))
+    with pytest.raises(ValueError, match=r"holds 1 tensor\(s\) this export would not write \(layers/dense/vars/0\); "
+                                         r"replacing it would lose them: choose another path"):
+        export_pretrained(model, tmp_path / "other.json", keras_weights, tmp_path / "v.txt")
+    assert sorted(read_weight_file(keras_weights)) == ["layers/dense/vars/0"]

@@ -116,3 +116,13 @@ def test_not_an_object(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(OptionsError, match="must hold a JSON object"):
         ElmoOptions.load(path)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"lstm": ' * 50_000 + "1" + "}" * 50_000])
+def test_deeply_nested_json_is_one_error_naming_the_file(tmp_path, text):
+    """Python's JSON parser recurses once per level: a RecursionError traceback before the fix."""
+    path = tmp_path / "options.json"
+    path.write_text(text)
+    with pytest.raises(OptionsError, match=f"{re.escape(str(path))}: is not an ELMo options file: its JSON is nested "
+                                           "too deeply to read"):
+        ElmoOptions.load(path)

@@ -304,3 +304,13 @@ def test_blank_unlabelled_line_raises(fake_data_dir):
     (fake_data_dir / tagging_module.UNLABELLED_FILE).write_text("a b\n\nc\n", encoding="utf-8")
     with pytest.raises(ValueError, match="tagging_unlabelled.txt line 2 is blank"):
         tagging_unlabelled_sentences()
+
+
+def test_every_reader_ends_lines_at_lone_carriage_returns_only(fake_data_dir):
+    """A labelled file with old Mac line ends used to read as one comment line ("no sentences"); a Unicode line
+    separator inside an unlabelled sentence used to split it in two."""
+    (fake_data_dir / tagging_module.NER_FILE).write_bytes(
+        b"# id = 1\r# split = train\rParis\tS-LOC\rrocks\tO\r\r# id = 2\r# split = heldout\rhi\tO\r")
+    assert ner_examples("all") == [(["Paris", "rocks"], ["S-LOC", "O"]), (["hi"], ["O"])]
+    (fake_data_dir / tagging_module.UNLABELLED_FILE).write_text("a\u2028b c\nd\n", encoding="utf-8")
+    assert tagging_unlabelled_sentences() == [["a", "b", "c"], ["d"]]

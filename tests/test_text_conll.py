@@ -188,3 +188,34 @@ def test_read_conllu_structured_column_and_bad_argument(tmp_path):
         read_conllu(path, column="head")
     with pytest.raises(ValueError, match="column must be a CoNLL-U column name.*''"):
         read_conllu(path, column="")
+
+
+def test_lone_carriage_returns_end_lines_in_every_reader(tmp_path):
+    """Old Mac line ends: the whole file used to be one line, whose middle tokens were lost."""
+    path = write(tmp_path, "# id = 1\rNew\tB-LOC\rYork\tE-LOC\r\rhi\tO\r\n")
+    assert read_conll_sentences(path) == [ConllSentence(["New", "York"], ["B-LOC", "E-LOC"], {"id": "1"}, 2),
+                                          ConllSentence(["hi"], ["O"], {}, 5)]
+    assert read_conllu(write(tmp_path, CONLLU.replace("\n", "\r"), name="mac.conllu")) == read_conllu(write(tmp_path,
+                                                                                                           CONLLU))
+    bad = write(tmp_path, b"a\tB\r\rb\tC\rd\xff\tE\r", name="bad.conll")
+    with pytest.raises(ValueError, match=re.escape(f"{bad} line 4: not valid UTF-8")):
+        read_conll(bad)
+
+
+@pytest.mark.parametrize(
+    "words, problem",
+    [
+        ("4\tknow\tknow\tVERB\t_\t_\t0\troot\t_\t_\n", "found word 4 where word 2 must follow"),
+        ("2\tdo\tdo\tAUX\t_\t_\t0\troot\t_\t_\n", "word 3 is missing"),
+        ("3\tn't\tnot\tPART\t_\t_\t0\troot\t_\t_\n2\tdo\tdo\tAUX\t_\t_\t3\taux\t_\t_\n",
+         "found word 3 where word 2 must follow"),
+    ],
+)
+def test_a_multiword_token_without_its_words_is_refused_not_lost(tmp_path, words, problem):
+    """The range line gives way to its syntactic words; without them, "don't" used to vanish silently."""
+    text = "1\tI\tI\tPRON\t_\t_\t2\tnsubj\t_\t_\n2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n" + words
+    path = write(tmp_path, text, name="mwt.conllu")
+    message = (f"{path} line 2: sentence 1, multi-word token 2-3 \"don't\" must be followed by its words 2 to 3, one "
+               f"per line: {problem} (its text would be lost)")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_conllu(path)

@@ -122,7 +122,9 @@ def test_training_logs_the_annealed_kl_and_the_directory_round_trips(tmp_path):
     assert {"loss", "reconstruction_per_token", "kl_per_token", "kl_weight"} <= set(history)
     # 4 updates per epoch: epoch means of w(step) = step / 8 over steps 0–3, 4–7, 8–11
     np.testing.assert_allclose(history["kl_weight"], [0.1875, 0.6875, 1.0], atol=1e-6)
-    assert history["reconstruction_per_token"][-1] < 0.7 * history["reconstruction_per_token"][0]
+    # (the string turns are words now, as documented: they used to be read character by character, which made the
+    # vocabulary 16 characters and the task easier)
+    assert history["reconstruction_per_token"][-1] < 0.8 * history["reconstruction_per_token"][0]
     save_dialogue_model(model, tmp_path / "vhred")
     loaded = load_dialogue_model(tmp_path / "vhred", kind="vhred")
     assert loaded.get_config() == model.get_config()

@@ -9,6 +9,10 @@ the same vocabulary:
 - a quoted glob (``'shards/*.txt.gz'``), a ``.gz`` file, or any path with ``--stream``: streamed
   (``data.streaming.StreamingCorpus``), never loaded whole; the vocabulary comes from one streaming pass
   (``--min-count``, ``--max-vocab``) unless ``--vocab`` gives a bilm-tf vocabulary file.
+
+Either way a line over ``--max-sentence-tokens`` (the preset's, 200) is split into consecutive training sentences,
+and a ``--vocab`` leaving over 10 % of the corpus's tokens unknown is warned about (all of them: refused), each
+said in one ``warning:`` (``error:``) line (``models.training_data``).
 """
 
 from __future__ import annotations
@@ -19,15 +23,19 @@ import math
 import os
 import pathlib
 import sys
+import warnings
 
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
 from elmo_keras.data.corpus_files import corpus_paths, file_sentences
 from elmo_keras.models.checkpoint_files import checkpoint_files
+from elmo_keras.models.checkpoints import refuse_checkpoints_in_corpus
 from elmo_keras.models.distribution import configure_cpu_devices
 from elmo_keras.models.persistence import check_save_target
 from elmo_keras.models.presets import LARGE_PRESETS, PRESETS, get_preset
 from elmo_keras.models.training import train_bilm
+from elmo_keras.models.training_data import TrainingDataWarning
+from elmo_keras.models.training_sizes import check_cpu_device_count, check_negative_samples, check_replicas
 from elmo_keras.safe_files import is_inside, refuse_directory_holding
 from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary
 
@@ -51,6 +59,10 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the preset's)")
     parser.add_argument("--learning-rate", type=float, metavar="LR", help="Adam learning rate (default: the preset's)")
     parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the preset's)")
+    parser.add_argument("--max-sentence-tokens", type=int, metavar="N",
+                        help="split longer corpus lines into consecutive training sentences of at most N tokens, "
+                             "which bounds each batch's work to batch size x (N + 2) steps (default: the preset's, "
+                             "200; a warning says how many lines were split)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--negative-samples", type=int, metavar="N",
                         help="train with a sampled softmax over N negatives (default: the preset's; full softmax)")
@@ -79,7 +91,8 @@ def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
         parser.error(f"--learning-rate must be a finite number > 0, received {args.learning_rate}")
     for flag, value, least in (("--min-count", args.min_count, 1), ("--max-vocab", args.max_vocab, 1),
                                ("--negative-samples", args.negative_samples, 1), ("--devices", args.devices, 1),
-                               ("--checkpoint-every", args.checkpoint_every, 1)):
+                               ("--checkpoint-every", args.checkpoint_every, 1),
+                               ("--max-sentence-tokens", args.max_sentence_tokens, 1)):
         if value is not None and value < least:
             parser.error(f"{flag} must be >= {least}, received {value}")
     if args.vocab and (args.min_count != 1 or args.max_vocab is not None):
@@ -92,6 +105,23 @@ def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
         parser.error("--checkpoint-every and --resume need --checkpoint-dir")
     if args.stream and not args.corpus:
         parser.error("--stream needs --corpus")
+    check_size_arguments(parser, args)
+
+
+def check_size_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--negative-samples`` and ``--devices`` against what they can mean and what fits, before any work
+    (``models.training_sizes``; the batch is ``--batch-size`` or the preset's). ``train_bilm`` checks the negatives
+    against the vocabulary size once it is known."""
+    preset = get_preset(args.preset)
+    batch = args.batch_size or preset.batch_size
+    name, origin = ("--batch-size", "") if args.batch_size else ("batch size", f"the {args.preset} preset's")
+    try:
+        check_negative_samples(args.negative_samples, preset.token_dim, batch, name="--negative-samples")
+        if args.devices is not None:
+            check_cpu_device_count(args.devices, "--devices")
+            check_replicas(args.devices, batch, f"--devices {args.devices:,}", origin, name)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def is_streamed(args: argparse.Namespace) -> bool:
@@ -174,6 +204,7 @@ def read_vocabulary_argument(args: argparse.Namespace):
 
 def run_train(args: argparse.Namespace) -> int:
     """Train a biLM and save it as ``args.output``, printing per-epoch lines and a summary on stderr."""
+    refuse_checkpoints_in_corpus(args.checkpoint_dir, args.corpus, "--checkpoint-dir")  # the glob, as the user gave it
     if args.devices is not None:  # first: the backend's runtime must not have started
         try:
             configure_cpu_devices(args.devices)
@@ -195,11 +226,14 @@ def run_train(args: argparse.Namespace) -> int:
                   f"backward perplexity {logs['backward_perplexity']:.1f}", file=sys.stderr, flush=True)
 
     try:
-        model = train_bilm(corpus, preset=args.preset, epochs=args.epochs, seed=args.seed, callbacks=[report],
-                           learning_rate=args.learning_rate, batch_size=args.batch_size, vocabulary=vocabulary,
-                           min_count=args.min_count, max_size=args.max_vocab, n_negative_samples=args.negative_samples,
-                           strategy=args.strategy, checkpoint_dir=args.checkpoint_dir,
-                           checkpoint_every=args.checkpoint_every, resume=args.resume)
+        with warnings.catch_warnings():  # restores showwarning
+            warnings.showwarning = _one_line_training_data_warnings(warnings.showwarning)
+            model = train_bilm(corpus, preset=args.preset, epochs=args.epochs, seed=args.seed, callbacks=[report],
+                               learning_rate=args.learning_rate, batch_size=args.batch_size, vocabulary=vocabulary,
+                               min_count=args.min_count, max_size=args.max_vocab,
+                               n_negative_samples=args.negative_samples, max_sentence_tokens=args.max_sentence_tokens,
+                               strategy=args.strategy, checkpoint_dir=args.checkpoint_dir,
+                               checkpoint_every=args.checkpoint_every, resume=args.resume)
     except (KeyboardInterrupt, Terminated):
         if args.checkpoint_dir is not None and checkpoint_files(args.checkpoint_dir):
             print(f"note: the latest checkpoint is {checkpoint_files(args.checkpoint_dir)[0]}; run the same command "
@@ -208,6 +242,19 @@ def run_train(args: argparse.Namespace) -> int:
     model.save(args.output)
     print_summary(args, model.training_summary)
     return EXIT_OK
+
+
+def _one_line_training_data_warnings(show):
+    """A ``warnings.showwarning`` printing a ``TrainingDataWarning`` as one ``warning: …`` line on stderr (no source
+    line), and passing any other warning to ``show``."""
+
+    def show_warning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, TrainingDataWarning):
+            print(f"warning: {message}", file=sys.stderr, flush=True)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return show_warning
 
 
 def print_summary(args: argparse.Namespace, summary: dict) -> None:

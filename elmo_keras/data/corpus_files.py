@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 # streaming); bilm-tf's 1B Word Benchmark lines are at most a few kilobytes.
 MAX_LINE_BYTES = 1 << 20
 GZIP_SUFFIX = ".gz"
+GZIP_MAGIC = b"\x1f\x8b"
 _BYTE_ORDER_MARK = "\ufeff"
 
 
@@ -71,8 +72,19 @@ def corpus_paths(pattern: str | os.PathLike | Sequence[str | os.PathLike]) -> li
 
 
 def open_binary(path: str):
-    """``path`` opened for reading bytes: through gzip for ``.gz`` files."""
-    return gzip.open(path, "rb") if path.endswith(GZIP_SUFFIX) else open(path, "rb")
+    """``path`` opened for reading bytes: through gzip for ``.gz`` files.
+
+    Raises:
+        gzip.BadGzipFile: a ``.gz`` file that does not start as gzip does, an empty one included (gzip itself
+            reads a 0-byte file as empty text).
+    """
+    if not path.endswith(GZIP_SUFFIX):
+        return open(path, "rb")
+    with open(path, "rb") as handle:
+        start = handle.read(len(GZIP_MAGIC))
+    if start != GZIP_MAGIC:
+        raise gzip.BadGzipFile(f"Not a gzipped file ({start!r})" if start else "the file is empty (0 bytes)")
+    return gzip.open(path, "rb")
 
 
 def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
@@ -85,8 +97,8 @@ def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
         ``(line_number, tokens)``: the 1-based line number and the line's whitespace-separated tokens (non-empty).
 
     Raises:
-        CorpusFileError: a line that is not UTF-8, a line over ``MAX_LINE_BYTES``, or a gzip file that is damaged
-            (each naming the file, and the line where there is one).
+        CorpusFileError: a line that is not UTF-8, a line over ``MAX_LINE_BYTES``, or a ``.gz`` file that is not
+            complete gzip: empty, not gzip, or truncated (each naming the file, and the line where there is one).
     """
     line_number = 0
     try:
@@ -117,5 +129,6 @@ def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
         where = f", line {line_number + 1}" if line_number else ""
         damaged = path.endswith(GZIP_SUFFIX) and isinstance(error, (gzip.BadGzipFile, EOFError))
         problem = "not a complete gzip file (files named *.gz are read as gzip)" if damaged else "cannot be read"
-        raise CorpusFileError(f"{path}{where}: {problem}: {error}") from error
+        remedy = "; check it with gzip -t, then recompress it or leave it out of the corpus" if damaged else ""
+        raise CorpusFileError(f"{path}{where}: {problem}: {error}{remedy}") from error
 

@@ -7,6 +7,9 @@ kinds of pass:
   ``Vocabulary.from_corpus`` on the same sentences) and the corpus statistics, among them the sentence count
   that fixes ``steps_per_epoch`` and the fingerprint that checkpoints compare. It also checks every line, so a
   bad byte fails here, naming file and line, before any training starts.
+
+A line of more than ``max_sentence_tokens`` tokens is read as several training sentences
+(``text.sentences.sentence_windows``, the in-memory path's rule), in every pass: no batch holds a longer one.
 - ``batches`` — ``epochs`` passes as one ``tf.data.Dataset`` of ``(inputs, targets)`` batches, encoded exactly as
   the in-memory path encodes them (``text.batching.lm_inputs_and_targets``, ``models.batches.ShuffledBatches``).
   Epoch ``e`` is shuffled from ``np.random.default_rng([seed, e])``:
@@ -43,6 +46,7 @@ from elmo_keras.data.corpus_files import CorpusFileError, corpus_paths, file_sen
 from elmo_keras.limits import check_batch_size
 from elmo_keras.text.batching import TOKEN_INPUTS, lm_inputs_and_targets
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
+from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS, SplitReport, sentence_windows
 from elmo_keras.text.vocabulary import Vocabulary
 
 RANDOM_DRAWS_AT_ONCE = 4096  # shuffle-buffer positions drawn per NumPy call (one call per sentence is slow)
@@ -54,15 +58,17 @@ class CorpusStats:
 
     Attributes:
         num_files: int, files read.
-        num_sentences: int, non-blank lines.
+        num_sentences: int, training sentences: non-blank lines, a line over ``max_sentence_tokens`` counted as the
+            pieces it is split into.
         num_tokens: int, tokens in them (without ``<S>``/``</S>``).
-        longest_sentence: int, tokens in the longest sentence.
+        longest_sentence: int, tokens in the longest line (before any split).
         token_counts: ``{token: count}`` over the whole corpus, lowercased when the corpus is (the counts the
             vocabulary was chosen from, with any special tokens the text holds, which the vocabulary leaves out).
         fingerprint: str, SHA-256 (hex) of the corpus: each file's name, then its sentences (tokens joined by one
             space), as length-prefixed UTF-8 chunks (``models.checkpoint_files.fingerprint``'s scheme); a file's
             name is prefixed with ``"\\n"``, which no sentence holds. Checkpoints compare it to refuse resuming on
             another corpus.
+        split: the ``SplitReport`` of the lines over ``max_sentence_tokens``.
     """
 
     num_files: int
@@ -71,6 +77,7 @@ class CorpusStats:
     longest_sentence: int
     token_counts: Mapping[str, int]
     fingerprint: str
+    split: SplitReport = SplitReport()
 
 
 class StreamingCorpus:
@@ -84,6 +91,8 @@ class StreamingCorpus:
             are never lowercased (as in ``train_bilm``). Defaults to False.
         files_at_once: int, files read in turn (interleaved). Defaults to 4.
         pool_batches: int, batches per length-sorted pool (1: no sorting). Defaults to 8, ``ShuffledBatches``'.
+        max_sentence_tokens: int, tokens per training sentence; a longer line is split into pieces
+            (``text.sentences.sentence_windows``). Defaults to ``DEFAULT_MAX_SENTENCE_TOKENS``.
 
     Attributes:
         paths: the corpus files, sorted.
@@ -102,12 +111,13 @@ class StreamingCorpus:
     """
 
     def __init__(self, pattern, shuffle_buffer: int = 10_000, lowercase: bool = False, files_at_once: int = 4,
-                 pool_batches: int = 8):
+                 pool_batches: int = 8, max_sentence_tokens: int = DEFAULT_MAX_SENTENCE_TOKENS):
         self.paths = corpus_paths(pattern)
         self.shuffle_buffer = check_positive_int(shuffle_buffer, "shuffle_buffer")
         self.lowercase = bool(lowercase)
         self.files_at_once = check_positive_int(files_at_once, "files_at_once")
         self.pool_batches = check_positive_int(pool_batches, "pool_batches")
+        self.max_sentence_tokens = check_positive_int(max_sentence_tokens, "max_sentence_tokens")
         self.num_sentences: int | None = None
         self.stats: CorpusStats | None = None
 
@@ -117,10 +127,11 @@ class StreamingCorpus:
     # -- reading in file order ------------------------------------------------------------------------------------
 
     def sentences(self) -> Iterator[list[str]]:
-        """Every sentence (a token list), files in ``paths`` order, lines in file order."""
+        """Every training sentence (a token list; a long line's pieces), files in ``paths`` order, lines in file
+        order."""
         for path in self.paths:
             for _, tokens in file_sentences(path):
-                yield tokens
+                yield from sentence_windows(tokens, self.max_sentence_tokens)
 
     def head(self, count: int) -> list[list[str]]:
         """The first ``count`` sentences in file order (fewer if the corpus is smaller): a bounded sample, e.g. to
@@ -149,20 +160,23 @@ class StreamingCorpus:
         """
         counts: Counter[str] = Counter()
         digest = hashlib.sha256()
-        num_sentences = num_tokens = longest = 0
+        num_lines = num_tokens = longest = 0
+        split = SplitReport()
         for path in self.paths:
             _add_chunk(digest, "\n" + os.path.basename(path))
             for _, tokens in file_sentences(path):
                 _add_chunk(digest, " ".join(tokens))
                 counts.update([token.lower() for token in tokens] if self.lowercase else tokens)
-                num_sentences += 1
+                num_lines += 1
                 num_tokens += len(tokens)
                 longest = max(longest, len(tokens))
-        if num_sentences == 0:
+                split = split.counted(len(tokens), self.max_sentence_tokens)
+        if num_lines == 0:
             raise ValueError(f"the corpus files hold no sentence (only blank lines): {self._files_named()}")
         vocabulary = Vocabulary.from_counts(counts, min_count=min_count, lowercase=self.lowercase, max_size=max_size)
+        num_sentences = num_lines - split.sentences + split.pieces
         self.stats = CorpusStats(len(self.paths), num_sentences, num_tokens, longest, dict(counts),
-                                 digest.hexdigest())
+                                 digest.hexdigest(), split)
         self.num_sentences = num_sentences
         return vocabulary, self.stats
 
@@ -185,7 +199,8 @@ class StreamingCorpus:
         batch_size = check_batch_size(batch_size)
         rng = np.random.default_rng([int(seed), int(epoch)])
         order = [self.paths[i] for i in rng.permutation(len(self.paths))]
-        stream = _buffer_shuffled(_interleaved(order, self.files_at_once), self.shuffle_buffer, rng)
+        stream = _buffer_shuffled(_interleaved(order, self.files_at_once, self.max_sentence_tokens),
+                                  self.shuffle_buffer, rng)
         expected, seen = self._scanned_sentences(), 0
         pool_size = batch_size * self.pool_batches
         for pool in _chunks(stream, pool_size):
@@ -294,9 +309,9 @@ def _add_chunk(digest, text: str) -> None:
     digest.update(data)
 
 
-def _interleaved(paths: Sequence[str], at_once: int) -> Iterator[list[str]]:
+def _interleaved(paths: Sequence[str], at_once: int, max_tokens: int | None = None) -> Iterator[list[str]]:
     """Sentences of ``paths`` read ``at_once`` files in turn, one line from each; a finished file's place goes to
-    the next file in ``paths``."""
+    the next file in ``paths``. A line over ``max_tokens`` gives its pieces (``sentence_windows``) in turn."""
     upcoming = iter(paths)
     readers = [file_sentences(path) for path in itertools.islice(upcoming, at_once)]
     while readers:
@@ -308,7 +323,10 @@ def _interleaved(paths: Sequence[str], at_once: int) -> Iterator[list[str]]:
                 item = next(reader, None)
             if item is not None:
                 still_reading.append(reader)
-                yield item[1]
+                if max_tokens is None:
+                    yield item[1]
+                else:
+                    yield from sentence_windows(item[1], max_tokens)
         readers = still_reading
 
 

@@ -44,7 +44,8 @@ from both domains: the training sentences of the three files above plus new sent
 templates (including the held-out-only names in new contexts). No held-out sentence of any file is in it.
 
 Every labelled sentence is preceded by ``# id = N`` (unique in its file) and ``# split = train|heldout``
-(about 20% held out; fixed). File format: see :mod:`elmo_keras.text.conll`.
+(about 20% held out; fixed). File format: see :mod:`elmo_keras.text.conll`; every file's lines end in ``\\n``,
+``\\r\\n`` or a lone ``\\r``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ import functools
 from importlib import resources
 
 from elmo_keras.data.polysemy import POS_TAGS, SPLITS
-from elmo_keras.text.conll import read_conll_sentences
+from elmo_keras.text.conll import read_conll_sentences, split_lines
 
 POS_FILE = "pos_tagged.conll"
 FRAMES_FILE = "frames_tagged.conll"
@@ -138,8 +139,11 @@ def ner_examples(split: str = "train") -> list[tuple[list[str], list[str]]]:
 @functools.lru_cache(maxsize=1)
 def _unlabelled() -> tuple[tuple[str, ...], ...]:
     text = resources.files("elmo_keras.data").joinpath(UNLABELLED_FILE).read_text(encoding="utf-8")
+    lines = split_lines(text)  # the line ends of the CoNLL readers: \n, \r\n, lone \r (not \f, \u2028, ...)
+    if lines and not lines[-1]:
+        lines.pop()  # the final line end
     sentences = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             raise ValueError(f"{UNLABELLED_FILE} line {number} is blank; every line must hold one sentence")
         sentences.append(tuple(line.split()))

@@ -31,10 +31,18 @@ from elmo_keras._backend import compile_function
 from elmo_keras._quiet import keras  # quiet TensorFlow start-up before keras.ops
 from elmo_keras.decoding._checks import (
     LOG_PROB_TOLERANCE,
+    MAX_DECODE_LENGTH,
+    MAX_DECODE_TOKENS,
+    check_candidates,
     check_eos_in_vocab,
     check_int,
     check_length_penalty,
+    check_max_len,
     check_optional_int,
+    check_rows,
+    check_special_ids,
+    check_token_ids,
+    declared_vocab_size,
 )
 from elmo_keras.decoding.hypothesis import Hypothesis, make_hypothesis, rank_hypotheses
 
@@ -88,15 +96,17 @@ class BatchedBeamSearch:
     Args:
         step_model: an object with ``encode`` and ``decode_step`` (see the module docstring).
         bos_id, eos_id: boundary token ids.
-        max_len: the most tokens generated per hypothesis (``<eos>`` included).
-        beam_size: k.
+        max_len: the most tokens generated per hypothesis (``<eos>`` included), at most ``MAX_DECODE_LENGTH``.
+        beam_size: k; ``beam_size × max_len`` at most ``MAX_DECODE_TOKENS``.
         length_penalty: α of ``score = log_prob / length ** α`` (final ranking only, as in ``beam_search``).
         num_return: hypotheses returned per source (default and maximum ``beam_size``).
         pad_id: if given, sources are right-padded with it to a multiple of ``SOURCE_LENGTH_BUCKET`` so that
             sources of similar lengths share a compiled encoder (the model must mask ``pad_id``).
 
     Call arguments:
-        sources: int ``(batch, source_len)``.
+        sources: int ``(batch, source_len)``, ``source_len`` at most ``MAX_DECODE_LENGTH``, ``batch × beam_size ×
+            max_len`` at most ``MAX_DECODE_TOKENS`` (and ``batch × beam_size × vocab`` at most
+            ``MAX_DECODE_CANDIDATES`` when the step model has a ``vocab_size``: then its ids are checked too).
 
     Returns:
         ``list`` (one per source) of ``list[Hypothesis]``, best first — the same as ``beam_search`` on each
@@ -104,7 +114,8 @@ class BatchedBeamSearch:
 
     Raises:
         TypeError: ``step_model`` lacks ``encode`` or ``decode_step``.
-        ValueError: a bad argument (when built), badly shaped ``sources``, or (after the search, as
+        ValueError: a bad argument (when built), badly shaped or too many ``sources``, an id outside a declared
+            vocabulary (all checked before the search), or (after the search, as
             ``beam_search`` would) ``eos_id`` outside the model's vocabulary, or ``decode_step`` giving a live
             hypothesis NaN, +inf, a value above 0 (not a log-probability, e.g. raw logits) or no finite entry.
 
@@ -119,13 +130,20 @@ class BatchedBeamSearch:
         self.step_model = step_model
         self.bos_id = check_int("bos_id", bos_id, 0)
         self.eos_id = check_int("eos_id", eos_id, 0)
-        self.max_len = check_int("max_len", max_len, 1)
-        self.beam_size = check_int("beam_size", beam_size, 1)
+        self.max_len = check_max_len(max_len)
+        self.beam_size = check_rows("beam_size", beam_size, self.max_len)
         self.length_penalty = check_length_penalty(length_penalty)
         self.num_return = check_optional_int("num_return", num_return, 1) or self.beam_size
         if self.num_return > self.beam_size:
             raise ValueError(f"num_return must be <= beam_size ({self.beam_size}), received {self.num_return}")
         self.pad_id = None if pad_id is None else check_int("pad_id", pad_id, 0)
+        self.vocab_size = declared_vocab_size(step_model)  # None: known only from decode_step's output
+        if self.vocab_size is not None:
+            check_special_ids(self.bos_id, self.eos_id, self.vocab_size, "step_model")
+            if self.pad_id is not None and self.pad_id >= self.vocab_size:
+                raise ValueError(f"pad_id must be a token id in [0, vocab size {self.vocab_size}) of step_model, "
+                                 f"received {self.pad_id}")
+            check_candidates("beam_size", self.beam_size, self.vocab_size)
         self._compiled = compile_function(self._search, getattr(step_model, "variables", ()))
 
     def _beam_step(self, states, last_tokens, cumulative, slots_left):
@@ -271,12 +289,32 @@ class BatchedBeamSearch:
         padded[:, : sources.shape[1]] = sources
         return padded
 
+    def _check_sources(self, sources: np.ndarray) -> None:
+        """Before the search: ``sources`` within the length and work bounds and, for a step model with a
+        ``vocab_size``, its ids within the vocabulary."""
+        batch, length = sources.shape
+        if length > MAX_DECODE_LENGTH:
+            raise ValueError(f"sources are {length:,} tokens long, more than the limit of {MAX_DECODE_LENGTH:,} "
+                             "(MAX_DECODE_LENGTH): shorten them")
+        if batch * self.beam_size * self.max_len > MAX_DECODE_TOKENS:
+            raise ValueError(
+                f"sources has {batch:,} sources: × beam_size {self.beam_size} × max_len {self.max_len} = "
+                f"{batch * self.beam_size * self.max_len:,} tokens, more than {MAX_DECODE_TOKENS:,} "
+                f"(MAX_DECODE_TOKENS): decode at most {MAX_DECODE_TOKENS // (self.beam_size * self.max_len):,} "
+                "sources per call"
+            )
+        if self.vocab_size is not None:
+            check_candidates("sources × beam_size", batch * self.beam_size, self.vocab_size)
+            check_token_ids("sources", sources, self.vocab_size)
+
     def __call__(self, sources) -> list[list[Hypothesis]]:
-        sources = np.asarray(sources, dtype=np.int32)
+        sources = np.asarray(sources)
         if sources.ndim != 2 or sources.shape[0] < 1 or sources.shape[1] < 1:
             raise ValueError(
                 f"sources must be int (batch, source_len) with batch, source_len >= 1, received {sources.shape}"
             )
+        self._check_sources(sources)
+        sources = sources.astype(np.int32)
         final, vocab = keras.tree.map_structure(ops.convert_to_numpy, self._compiled(self._pad_sources(sources)))
         self._check_output(vocab, final.health)
         done, t, cumulative = final.finished, final.t, final.cumulative

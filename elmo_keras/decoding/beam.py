@@ -19,10 +19,12 @@ import numpy as np
 
 from elmo_keras.decoding._checks import (
     call_model,
+    check_candidates,
     check_decoding_args,
-    check_int,
     check_length_penalty,
     check_optional_int,
+    check_rows,
+    declared_vocab_size,
     start_prefixes,
 )
 from elmo_keras.decoding.hypothesis import length_normalized_score, make_hypothesis, rank_hypotheses
@@ -45,8 +47,10 @@ def beam_search(
         next_log_probs: ``fn(prefixes int (n, t)) -> float (n, vocab)`` log-probabilities; prefixes start with
             ``bos_id``.
         bos_id, eos_id: boundary token ids.
-        max_len: the most tokens generated (``<eos>`` included).
-        beam_size: k, the number of hypotheses kept (live + finished).
+        max_len: the most tokens generated (``<eos>`` included), at most ``MAX_DECODE_LENGTH``.
+        beam_size: k, the number of hypotheses kept (live + finished); ``beam_size × max_len`` at most
+            ``MAX_DECODE_TOKENS`` and ``beam_size × vocab`` at most ``MAX_DECODE_CANDIDATES`` (checked before the
+            first call when ``next_log_probs`` has a ``vocab_size``, else on its first, one-row output).
         length_penalty: α in ``score = log_prob / length ** α``; 0 ranks by plain log-probability (favours
             short outputs), 1 by mean token log-probability. Defaults to 0.
         num_return: how many hypotheses to return, at most ``beam_size``. Defaults to None (``beam_size``).
@@ -64,11 +68,13 @@ def beam_search(
         [['A', 'B', '</S>'], ['A', 'D', '</S>']]
     """
     bos_id, eos_id, max_len = check_decoding_args(next_log_probs, bos_id, eos_id, max_len)
-    beam_size = check_int("beam_size", beam_size, 1)
+    beam_size = check_rows("beam_size", beam_size, max_len)
     length_penalty = check_length_penalty(length_penalty)
     num_return = check_optional_int("num_return", num_return, 1) or beam_size
     if num_return > beam_size:
         raise ValueError(f"num_return must be <= beam_size ({beam_size}), received {num_return}")
+    if declared_vocab_size(next_log_probs) is not None:
+        check_candidates("beam_size", beam_size, declared_vocab_size(next_log_probs))
     params = {"beam_size": beam_size, "length_penalty": length_penalty, "max_len": max_len}
     trace = DecodeTrace("beam", params, bos_id, eos_id) if return_trace else None
 
@@ -79,6 +85,8 @@ def beam_search(
     for step in range(1, max_len + 1):
         slots = beam_size - len(finished)
         log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (n, V)
+        if vocab_size is None:  # the first call (one row) tells the vocabulary: the later ones must fit
+            check_candidates("beam_size", beam_size, log_probs.shape[1])
         vocab_size = log_probs.shape[1]
         candidates = (cumulative[:, None] + log_probs).ravel()  # (n * V,) flat index = parent * V + token
         order = np.argsort(-candidates, kind="stable")

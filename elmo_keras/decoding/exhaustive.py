@@ -13,11 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from elmo_keras.decoding._checks import (
+    MAX_DECODE_TOKENS,
     call_model,
     check_decoding_args,
     check_int,
     check_length_penalty,
+    check_max_len,
     check_optional_int,
+    declared_vocab_size,
     start_prefixes,
 )
 from elmo_keras.decoding.hypothesis import length_normalized_score, make_hypothesis
@@ -30,14 +33,14 @@ def count_sequences(vocab_size: int, max_len: int) -> int:
     """How many outputs exhaustive search scores (the formula in the module docstring).
 
     Args:
-        vocab_size: int, the number of tokens, ``<eos>`` included.
-        max_len: int, the most tokens generated.
+        vocab_size: int ≥ 1, the number of tokens, ``<eos>`` included.
+        max_len: int in ``[1, MAX_DECODE_LENGTH]``, the most tokens generated.
 
     Example:
         >>> count_sequences(3, 2)  # <eos>, a <eos>, b <eos>, and the cut-off a a, a b, b a, b b
         7
     """
-    others = vocab_size - 1
+    others, max_len = check_int("vocab_size", vocab_size, 1) - 1, check_max_len(max_len)
     return sum(others ** (t - 1) for t in range(1, max_len + 1)) + others**max_len
 
 
@@ -60,7 +63,8 @@ def exhaustive_search(
         max_len: the most tokens generated (``<eos>`` included).
         length_penalty: α in ``score = log_prob / length ** α``. Defaults to 0 (plain log-probability).
         num_return: None → the best ``Hypothesis``; an int → the best ``num_return``, best first. Defaults to None.
-        max_sequences: refuse when ``count_sequences(vocab, max_len)`` exceeds this. Defaults to
+        max_sequences: refuse when ``count_sequences(vocab, max_len)`` exceeds this (checked before the first
+            call when ``next_log_probs`` has a ``vocab_size``); at most ``MAX_DECODE_TOKENS``. Defaults to
             ``MAX_EXHAUSTIVE_SEQUENCES``.
         return_trace: also return a ``DecodeTrace`` (every extension at every length; none pruned except those
             of probability 0).
@@ -82,6 +86,11 @@ def exhaustive_search(
     length_penalty = check_length_penalty(length_penalty)
     wanted = check_optional_int("num_return", num_return, 1) or 1
     max_sequences = check_int("max_sequences", max_sequences, 1)
+    if max_sequences > MAX_DECODE_TOKENS:
+        raise ValueError(f"max_sequences = {max_sequences:,} is more sequences than exhaustive search holds (at most "
+                         f"{MAX_DECODE_TOKENS:,}, MAX_DECODE_TOKENS): use beam_search for larger searches")
+    if declared_vocab_size(next_log_probs) is not None:
+        _check_search_space(declared_vocab_size(next_log_probs), max_len, max_sequences)
     params = {"length_penalty": length_penalty, "max_len": max_len}
     trace = DecodeTrace("exhaustive", params, bos_id, eos_id) if return_trace else None
 
@@ -93,12 +102,7 @@ def exhaustive_search(
         log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (n, V)
         if vocab_size is None:
             vocab_size = log_probs.shape[1]
-            total = count_sequences(vocab_size, max_len)
-            if total > max_sequences:
-                raise ValueError(
-                    f"exhaustive search would score {total:,} sequences (vocab {vocab_size}, max_len {max_len}), "
-                    f"more than the limit max_sequences={max_sequences:,}; use beam_search instead"
-                )
+            _check_search_space(vocab_size, max_len, max_sequences)
         totals = cumulative[:, None] + log_probs  # (n, V)
         parents, tokens = np.divmod(np.arange(totals.size), vocab_size)
         flat = totals.ravel()
@@ -133,6 +137,16 @@ def exhaustive_search(
         return result
     trace.results = results
     return result, trace
+
+
+def _check_search_space(vocab_size: int, max_len: int, max_sequences: int) -> None:
+    total = count_sequences(vocab_size, max_len)
+    if total > max_sequences:
+        shown = f"{total:,}" if total < 10**15 else f"about 10^{len(str(total)) - 1}"  # one line, however large
+        raise ValueError(
+            f"exhaustive search would score {shown} sequences (vocab {vocab_size}, max_len {max_len}), "
+            f"more than the limit max_sequences={max_sequences:,}; use beam_search instead"
+        )
 
 
 def _exhaustive_step(step, prefixes, cumulative, log_probs, totals, status, length_penalty) -> StepTrace:

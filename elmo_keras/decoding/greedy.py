@@ -20,7 +20,7 @@ def greedy(next_log_probs, bos_id: int, eos_id: int, max_len: int, return_trace:
         next_log_probs: ``fn(prefixes int (n, t)) -> float (n, vocab)`` log-probabilities; prefixes start with
             ``bos_id``.
         bos_id, eos_id: boundary token ids.
-        max_len: the most tokens generated (``<eos>`` included).
+        max_len: the most tokens generated (``<eos>`` included), at most ``MAX_DECODE_LENGTH``.
         return_trace: also return a ``DecodeTrace`` (every token ranked per step, the pick marked kept or
             finished).
 

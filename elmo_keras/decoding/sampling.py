@@ -11,10 +11,11 @@ import numpy as np
 
 from elmo_keras.decoding._checks import (
     call_model,
+    check_candidates,
     check_decoding_args,
-    check_int,
-    check_temperature,
-    check_top_p,
+    check_rows,
+    check_sampling_args,
+    declared_vocab_size,
     start_prefixes,
 )
 from elmo_keras.decoding.filtering import filter_distribution
@@ -55,17 +56,20 @@ def sample(
         next_log_probs: ``fn(prefixes int (n, t)) -> float (n, vocab)`` log-probabilities; prefixes start with
             ``bos_id``.
         bos_id, eos_id: boundary token ids.
-        max_len: the most tokens generated (``<eos>`` included).
+        max_len: the most tokens generated (``<eos>`` included), at most ``MAX_DECODE_LENGTH``.
         temperature: divides the log-probabilities before the softmax; < 1 sharpens, > 1 flattens. As it goes
             to 0 sampling approaches greedy search, and ``temperature=0`` *is* greedy (the most probable token,
             lower id on ties). Defaults to 1 (the model's distribution).
-        top_k: sample only among the ``top_k`` most probable tokens. Defaults to None (all).
+        top_k: sample only among the ``top_k`` most probable tokens (at or above the vocabulary size: all of
+            them). Defaults to None (all).
         top_p: sample only within the nucleus of mass ``top_p`` in ``(0, 1]`` (applied after top-k). Defaults to
             None (no cut).
         seed: int, None (fresh entropy) or a ``numpy.random.Generator`` (used and advanced as is). Defaults to
             None.
         num_samples: None → return one ``Hypothesis``; an int → a list of that many, drawn together. Defaults to
-            None.
+            None. ``num_samples × max_len`` at most ``MAX_DECODE_TOKENS``, ``num_samples × vocab`` at most
+            ``MAX_DECODE_CANDIDATES`` (checked before the first call when ``next_log_probs`` has a ``vocab_size``,
+            else on the first step's output, for which the model is called once on the shared ``<bos>`` prefix).
         return_trace: also return a ``DecodeTrace``; per step, each live sample's distribution before and after
             the cut and its drawn token (one candidate per live sample, in row order).
 
@@ -81,10 +85,10 @@ def sample(
         ['fine', 'good', 'great', 'okay']
     """
     bos_id, eos_id, max_len = check_decoding_args(next_log_probs, bos_id, eos_id, max_len)
-    temperature = check_temperature(temperature)
-    top_k = None if top_k is None else check_int("top_k", top_k, 1)
-    top_p = check_top_p(top_p)
-    count = 1 if num_samples is None else check_int("num_samples", num_samples, 1)
+    temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
+    count = 1 if num_samples is None else check_rows("num_samples", num_samples, max_len)
+    if declared_vocab_size(next_log_probs) is not None:
+        check_candidates("num_samples", count, declared_vocab_size(next_log_probs))
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     params = {"temperature": temperature, "top_k": top_k, "top_p": top_p, "max_len": max_len, "num_samples": count}
     trace = DecodeTrace("sample", params, bos_id, eos_id) if return_trace else None
@@ -95,7 +99,12 @@ def sample(
     results = [None] * count
     vocab_size = None
     for step in range(1, max_len + 1):
-        log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (m, V)
+        if vocab_size is None:  # step 1: every sample's prefix is <bos>: one row tells the vocabulary first
+            first = call_model(next_log_probs, prefixes[:1], None, eos_id)  # (1, V)
+            check_candidates("num_samples", count, first.shape[1])
+            log_probs = np.repeat(first, count, axis=0)  # (m, V)
+        else:
+            log_probs = call_model(next_log_probs, prefixes, vocab_size, eos_id)  # (m, V)
         vocab_size = log_probs.shape[1]
         probs, filtered = filter_distribution(log_probs, temperature, top_k, top_p)
         tokens = draw_tokens(filtered, rng)  # (m,)

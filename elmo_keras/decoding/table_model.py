@@ -13,6 +13,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from elmo_keras.argument_checks import check_finite_positive
+from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES, check_int
+
 
 class PrefixTable:
     """``next_log_probs`` from a hand-written table ``{prefix words: {next word: probability}}``.
@@ -94,11 +97,18 @@ class NGramTable:
         """A table with Dirichlet(``concentration``) rows.
 
         Args:
-            vocab_size: int, tokens in the vocabulary.
+            vocab_size: int ≥ 1, tokens in the vocabulary; ``vocab_size ** order`` (the table's entries) at most
+                ``MAX_DECODE_CANDIDATES``.
             order: int ≥ 1, the n of the n-gram (2: the next token depends on the last one). Defaults to 2.
             seed: anything ``numpy.random.default_rng`` takes (int, None, a ``Generator``). Defaults to None.
             concentration: float > 0; smaller gives peakier rows. Defaults to 0.5.
         """
+        vocab_size, order = check_int("vocab_size", vocab_size, 1), check_int("order", order, 1)
+        concentration = check_finite_positive(concentration, "concentration")
+        if vocab_size**order > MAX_DECODE_CANDIDATES:
+            raise ValueError(f"vocab_size = {vocab_size:,} and order = {order} make a table of {vocab_size**order:,} "
+                             f"probabilities, more than {MAX_DECODE_CANDIDATES:,} (MAX_DECODE_CANDIDATES): use a "
+                             "smaller vocab_size or order")
         rng = np.random.default_rng(seed)
         shape = (vocab_size,) * (order - 1)
         return cls(rng.dirichlet(np.full(vocab_size, concentration), size=shape))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from elmo_keras.decoding._checks import check_optional_int
 from elmo_keras.decoding.hypothesis import Hypothesis, token_labels
 
 KEPT = "kept"
@@ -155,8 +156,9 @@ class DecodeTrace:
             step_index: index into ``steps``.
             row: which live hypothesis of that step (a row of its ``prefixes``). Defaults to 0.
             vocabulary: names the tokens in ``token_label``. Defaults to None (the ids).
-            top: the most rows returned. Defaults to None (the whole vocabulary).
+            top: int ≥ 1, the most rows returned. Defaults to None (the whole vocabulary).
         """
+        top = check_optional_int("top", top, 1)
         step = self.steps[step_index]
         probs = step.probs[row]
         order = np.argsort(-probs, kind="stable")[: top if top is not None else len(probs)]

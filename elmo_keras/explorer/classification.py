@@ -23,7 +23,13 @@ from keras import ops
 
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.classification_views import SlidingStep, sliding_step
-from elmo_keras.explorer.model_store import CLASSIFIERS_DIR_NAME, ModelRef, check_page_directory
+from elmo_keras.explorer.first_use import FirstUseModels
+from elmo_keras.explorer.model_store import (
+    CLASSIFIERS_DIR_NAME,
+    ModelRef,
+    check_page_directory,
+    discard_page_directories,
+)
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models.classifiers import (
     KINDS,
@@ -137,8 +143,7 @@ def discard_classifiers(models_dir: str | os.PathLike) -> None:
     Raises:
         ValueError: the directory holds files the page did not write (``check_page_directory``).
     """
-    check_page_directory(classifiers_directory(models_dir), KINDS)
-    shutil.rmtree(classifiers_directory(models_dir), ignore_errors=True)
+    discard_page_directories({classifiers_directory(models_dir): KINDS})
 
 
 class ClassifierTraining(StepwiseTraining):
@@ -153,6 +158,11 @@ class ClassifierTraining(StepwiseTraining):
 def load_classifier_model(ref: ModelRef):
     """The classifier saved at ``ref`` (errors as ``models.classifiers.load_classifier``)."""
     return load_classifier(ref.path)
+
+
+CLASSIFIER_MODELS = FirstUseModels(
+    "classification", "classifiers", start=ClassifierTraining, ready=ready_classifier_refs,
+    load=lambda refs: {kind: load_classifier_model(ref) for kind, ref in refs.items()}, discard=discard_classifiers)
 
 
 # -- a typed sentence -------------------------------------------------------------------------------------------

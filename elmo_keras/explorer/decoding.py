@@ -1,9 +1,10 @@
 """Side-by-side decoding on the toy seq2seq model: greedy, beam, top-k and nucleus sampling, with traces.
 
-The seq2seq model is trained on first use (``train_default_seq2seq``) and saved beside the biLMs under the
-reserved name ``seq2seq-toy``. ``compare_strategies`` is the decoding page's one service call: every
-strategy on one source, each output with its total and per-token log-probabilities, ``num_samples`` draws
-per sampling strategy with their diversity, and the traces the beam tree and the distribution chart need.
+The seq2seq model is shipped, or trained on first use (``SEQ2SEQ_MODELS``: ``Seq2SeqTraining`` runs
+``train_default_seq2seq`` in the background), and saved beside the biLMs under the reserved name ``seq2seq-toy``.
+``compare_strategies`` is the decoding page's one service call: every strategy on one source, each output with its
+total and per-token log-probabilities, ``num_samples`` draws per sampling strategy with their diversity, and the
+traces the beam tree and the distribution chart need.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ import pandas as pd
 from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding import beam_search, greedy, sample
 from elmo_keras.decoding.trace import DecodeTrace
-from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef
+from elmo_keras.explorer.background import BackgroundJob
+from elmo_keras.explorer.first_use import FirstUseModels
+from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef, discard_page_directories
 from elmo_keras.explorer.shipped_models import install_shipped_model
+from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES
 from elmo_keras.models.seq2seq import Seq2SeqConfig, load_seq2seq, save_seq2seq, train_seq2seq
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, SPECIAL_TOKENS
@@ -126,9 +130,49 @@ def load_seq2seq_model(ref: ModelRef):
     return load_seq2seq(ref.path)
 
 
+def discard_seq2seq(models_dir: str | os.PathLike) -> None:
+    """Delete the saved seq2seq model (a damaged one), so that the next visit installs or trains it again.
+
+    Raises:
+        ValueError: its directory holds files the page did not write (``check_page_directory``).
+    """
+    discard_page_directories({pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME: MODEL_DIR_ENTRIES})
+
+
 def default_epochs() -> int:
     """The epochs ``train_default_seq2seq`` trains for without overrides."""
     return Seq2SeqConfig().epochs
+
+
+class Seq2SeqTraining(BackgroundJob):
+    """``train_default_seq2seq`` in a background thread (see ``BackgroundJob``), followed epoch by epoch for the
+    progress bar; ``result`` holds the saved model's ``ModelRef``."""
+
+    def __init__(self, models_dir: str | os.PathLike, **overrides):
+        self.epochs = int(overrides.get("epochs", default_epochs()))
+        self.epoch, self.loss = 0, None
+        super().__init__(lambda: train_default_seq2seq(models_dir, progress=self._progress, **overrides),
+                         "elmo-keras-seq2seq")
+
+    def _progress(self, epoch: int, logs: dict) -> None:
+        self.epoch, self.loss = int(epoch), logs.get("loss")
+
+    @property
+    def fraction(self) -> float:
+        """Share of the epochs finished, for the progress bar."""
+        return min(1.0, self.epoch / max(self.epochs, 1))
+
+    def status(self) -> str:
+        """One line for the progress bar."""
+        if self.epoch >= self.epochs:
+            return "Saving the seq2seq model…"
+        if self.loss is None:
+            return "First use: training the toy seq2seq model…"
+        return f"First use: training the toy seq2seq model: epoch {self.epoch}/{self.epochs}, loss {self.loss:.2f}"
+
+
+SEQ2SEQ_MODELS = FirstUseModels("decoding", "toy seq2seq model", start=Seq2SeqTraining, ready=ready_seq2seq_ref,
+                                load=load_seq2seq_model, discard=discard_seq2seq)
 
 
 def source_choices() -> list[str]:

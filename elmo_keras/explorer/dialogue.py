@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import pathlib
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,7 +20,8 @@ import pandas as pd
 from elmo_keras.data.dialogue import TURN_SEPARATOR, dialogue_references, split_turns
 from elmo_keras.data.packaged_results import packaged_results
 from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.model_store import DIALOGUE_DIR_NAME, check_page_directory
+from elmo_keras.explorer.first_use import FirstUseModels
+from elmo_keras.explorer.model_store import DIALOGUE_DIR_NAME, check_page_directory, discard_page_directories
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models.dialogue import (
     beam_responses,
@@ -96,6 +96,12 @@ def ready_dialogue_paths(models_dir: str | os.PathLike) -> tuple[pathlib.Path, p
     return dialogue_model_paths(models_dir)
 
 
+def ready_dialogue_version(models_dir: str | os.PathLike) -> tuple[str, tuple[int, ...]] | None:
+    """``(models_dir, saved_version)`` once ``ready_dialogue_paths`` finds the pair, else None: the handle the page
+    loads and caches by (``DIALOGUE_MODELS``)."""
+    return None if ready_dialogue_paths(models_dir) is None else (str(models_dir), saved_version(models_dir))
+
+
 def train_default_dialogue_models(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,
                                   **overrides) -> tuple[pathlib.Path, pathlib.Path]:
     """Train the page's HRED, then its VHRED (``PAGE_TRAINING``, VHRED with ``PAGE_VHRED``), and save both.
@@ -141,8 +147,11 @@ def load_dialogue_models(models_dir: str | os.PathLike):
 
 def discard_dialogue_models(models_dir: str | os.PathLike) -> None:
     """Remove the page's saved models (a broken save), so the next visit trains them again."""
-    check_page_directory(dialogue_dir(models_dir), KINDS)
-    shutil.rmtree(dialogue_dir(models_dir), ignore_errors=True)
+    discard_page_directories({dialogue_dir(models_dir): KINDS})
+
+
+DIALOGUE_MODELS = FirstUseModels("dialogue", "dialogue models", start=DialogueTraining, ready=ready_dialogue_version,
+                                 load=lambda handle: load_dialogue_models(handle[0]), discard=discard_dialogue_models)
 
 
 def example_contexts() -> list[str]:

@@ -34,8 +34,9 @@ from elmo_keras.analysis.gradient_results import (
 )
 from elmo_keras.analysis.gradient_task import NUM_SYMBOLS, train_remember_first
 from elmo_keras.explorer.background import StepwiseTraining
+from elmo_keras.explorer.first_use import FirstUseModels
 from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements, write_measurements
-from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory
+from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory, discard_page_directories
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.safe_files import read_json_object, replace_directory, staging_directory, write_json_object
 
@@ -92,6 +93,21 @@ def ready_gradient_models(models_dir: str | os.PathLike) -> bool:
     (``tools/build_shipped_models.py``) where the models directory has none."""
     install_shipped_model(models_dir, GRADIENTS_DIR_NAME)
     return has_gradient_models(models_dir)
+
+
+def ready_gradient_version(models_dir: str | os.PathLike) -> tuple[str, int] | None:
+    """``(models_dir, saved_version)`` once ``ready_gradient_models`` finds the files, else None: the handle the page
+    loads and caches by (``GRADIENT_MODELS``)."""
+    return (str(models_dir), saved_version(models_dir)) if ready_gradient_models(models_dir) else None
+
+
+def discard_gradient_models(models_dir: str | os.PathLike) -> None:
+    """Delete the saved models and measurements (a damaged set), so that the next visit installs or trains them.
+
+    Raises:
+        ValueError: the directory holds files the page did not write (``check_page_directory``).
+    """
+    discard_page_directories({gradients_dir(models_dir): OWN_ENTRIES})
 
 
 def saved_version(models_dir: str | os.PathLike) -> int:
@@ -184,6 +200,11 @@ class GradientTraining(StepwiseTraining):
                  else f"training the {step} on the remember-the-first-symbol task" for step in TRAINING_STEPS]
         super().__init__(lambda progress: train_gradient_models(models_dir, progress=progress, settings=settings),
                          steps, "elmo-keras-gradients")
+
+
+GRADIENT_MODELS = FirstUseModels("gradients", "vanilla RNN and LSTM", start=GradientTraining,
+                                 ready=ready_gradient_version, load=lambda handle: load_gradient_models(handle[0]),
+                                 discard=discard_gradient_models)
 
 
 def page_measurements(trained: TrainedModels, length: int, rnn_scale: float, forget_bias: float) -> Measurements:

@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, C
                             GRADIENTS_DIR_NAME})
 MAX_NAME_LENGTH = 64
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
-_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate", "training_precision")
+_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate", "training_precision", "max_sentence_tokens")
 
 
 def models_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:
@@ -202,6 +203,18 @@ def check_page_directory(directory: str | os.PathLike, own_entries) -> None:
                          f"neither replace nor delete it. The name {directory.name!r} is reserved for a page's "
                          "models: rename that directory (e.g. to keep a model you saved under that name) and "
                          "reload the page.")
+
+
+def discard_page_directories(directories: Mapping[str | os.PathLike, Iterable[str]]) -> None:
+    """Delete a page's reserved directories (``{directory: the names the page writes there}``), each checked first.
+
+    Raises:
+        ValueError: as ``check_page_directory``, before anything is deleted.
+    """
+    for directory, own_entries in directories.items():
+        check_page_directory(directory, tuple(own_entries))
+    for directory in directories:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def load_model(ref: ModelRef):

@@ -22,10 +22,11 @@ from keras import ops
 
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
 from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
+from elmo_keras.explorer.first_use import FirstUseModels
+from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef, discard_page_directories
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.models import train_bilm
-from elmo_keras.models.directory_files import MODEL_FILE
+from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES, MODEL_FILE
 from elmo_keras.tagging.experiments import shipped_results, summarize
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
 from elmo_keras.tagging.schemes import allowed_transitions
@@ -132,6 +133,20 @@ def load_tagger_model(ref: ModelRef):
     """The tagger saved at ``ref`` (errors as ``tagging.persistence.load_tagger``)."""
 
     return load_tagger(ref.path)
+
+
+def discard_taggers(models_dir: str | os.PathLike) -> None:
+    """Delete both saved taggers (a damaged pair), so that the next visit installs or trains them again.
+
+    Raises:
+        ValueError: a tagger's directory holds files the page did not write (``check_page_directory``).
+    """
+    discard_page_directories({pathlib.Path(models_dir) / name: MODEL_DIR_ENTRIES
+                              for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME)})
+
+
+TAGGER_MODELS = FirstUseModels("tagging", "taggers", start=TaggerTraining, ready=ready_tagger_refs,
+                               load=lambda refs: tuple(load_tagger_model(ref) for ref in refs), discard=discard_taggers)
 
 
 def example_sentences(count: int = 4) -> list[str]:

@@ -16,6 +16,7 @@ import pandas as pd
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
+from elmo_keras.explorer.first_use import FirstUseModels
 from elmo_keras.explorer.model_store import (
     DEFAULT_MODEL_NAME,
     DEFAULT_PRESET,
@@ -185,9 +186,18 @@ class BackgroundTraining(BackgroundJob):
         """The saved model's ``ModelRef`` once the job has succeeded, else None."""
         return self.result
 
+    @property
+    def fraction(self) -> float:
+        """Share of the epochs finished, for the progress bar."""
+        return self.history.fraction
+
     def status(self) -> str:
         """One line for the progress bar."""
         if not self.history.logs:
             return "Building the model (the first epoch also compiles the training step)…"
         last = self.history.logs[-1]
         return epoch_status(last["epoch"], self.settings.epochs, last)
+
+
+# the frame's first launch: it looks for any saved biLM itself and loads the active one with a fallback
+FIRST_LAUNCH = FirstUseModels("first_launch", "first model", start=BackgroundTraining)

@@ -129,6 +129,8 @@ class BiLM(keras.layers.Layer):
         if self.built:
             copy.build(self.input_ids_shape)
             copy.set_weights(self.get_weights())
+        if getattr(self, "pretrained_files", None):  # the files it was loaded from (export_pretrained checks them)
+            copy.pretrained_files = dict(self.pretrained_files)
         return copy
 
     def build(self, input_shape):

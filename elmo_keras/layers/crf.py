@@ -18,9 +18,15 @@ forbidden step scores −1e30 whatever its variable holds, so it has probability
 - a length for which no allowed sequence exists has ``log_partition = −inf``, ``log_likelihood = −inf`` for
   every gold sequence, Viterbi scores −inf with tags 0, and marginals 0 in that row;
 - an emission of −inf forbids that tag at that step in the same way.
+
+Refused eagerly (a ``ValueError`` naming the argument, where the result would otherwise look valid but be
+garbage): emissions holding NaN or +inf, and NaN/inf in the layer's variables. ``viterbi_decode`` returns at
+most ``num_tags ** time`` paths (every tag sequence there is) and refuses more than ``MAX_TOP_K``.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from keras import ops
@@ -43,6 +49,8 @@ from elmo_keras.layers.input_checks import first_token_after_padding
 INITIAL_SCORE_RANGE = 0.1  # variables start uniform in ±0.1 (as pytorch-crf)
 PAD_TAG = -1  # padding in the ``y_true`` of ``CRF.loss``
 CONSTRAINT_NAMES = ("allowed", "allowed_start", "allowed_end")
+# the longest n-best list viterbi_decode builds: its work and memory grow with batch × num_tags² × top_k per step
+MAX_TOP_K = 1_000
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -192,17 +200,32 @@ class CRF(keras.layers.Layer):
         Args:
             emissions: `(batch, time, num_tags)`.
             mask: `(batch, time)` or None.
-            top_k: int ≥ 1, how many paths to return per row. Defaults to 1.
+            top_k: int in ``[1, MAX_TOP_K]``, how many paths to return per row; capped at ``num_tags ** time``,
+                the number of tag sequences of the time axis's length (a larger value costs nothing more).
+                Defaults to 1.
 
         Returns:
             ``(tags, scores)``. ``top_k == 1``: tags `(batch, time)` int32, scores `(batch,)` float32.
-            Otherwise tags `(batch, top_k, time)` and scores `(batch, top_k)`, best first; where fewer than
-            ``top_k`` allowed paths exist the missing ones score −inf and hold tags 0. Padded steps hold 0.
-            Among paths of equal score the order is unspecified.
+            Otherwise tags `(batch, k, time)` and scores `(batch, k)`, ``k = min(top_k, num_tags ** time)``,
+            best first; where a row has fewer than ``k`` allowed paths (a shorter row, constraints) the missing
+            ones score −inf and hold tags 0. Padded steps hold 0. Among paths of equal score the order is
+            unspecified.
+
+        Raises:
+            ValueError: ``top_k`` is not a positive int, or (after the cap) above ``MAX_TOP_K``, checked before
+                any decoding; and, as for every method, a bad shape or mask, or NaN/+inf emissions.
         """
         top_k = check_positive_int(top_k, "top_k")
+        emissions = ops.convert_to_tensor(emissions)
+        self._check_shape(emissions)
+        paths = _paths_kept(self.num_tags, emissions.shape[1], top_k)
+        if paths > MAX_TOP_K:
+            raise ValueError(
+                f"top_k must be at most {MAX_TOP_K:,} (the longest n-best list viterbi_decode builds), received "
+                f"{top_k:,}; ask for fewer paths"
+            )
         emissions, mask = self._checked(emissions, mask)
-        tags, scores = viterbi(*_time_major(emissions, mask), *self._scores(), int(top_k))
+        tags, scores = viterbi(*_time_major(emissions, mask), *self._scores(), paths)
         return (tags[:, 0], scores[:, 0]) if top_k == 1 else (tags, scores)
 
     def marginals(self, emissions, mask=None):
@@ -226,18 +249,33 @@ class CRF(keras.layers.Layer):
             self.transitions, self.start_transitions, self.end_transitions, self.constraints
         )
 
-    def _checked(self, emissions, mask):
-        """Emissions as float32 `(B, T, K)` (−inf raised to ``IMPOSSIBLE``) and the mask as bool `(B, T)`."""
-        emissions = ops.convert_to_tensor(emissions)
+    def _check_shape(self, emissions):
+        """A ``ValueError`` unless ``emissions`` is `(batch, time ≥ 1, num_tags)`."""
         shape = tuple(emissions.shape)
         if len(shape) != 3 or shape[-1] not in (None, self.num_tags) or shape[1] == 0:
             raise ValueError(
                 f"CRF(num_tags={self.num_tags}) expects emissions (batch, time ≥ 1, {self.num_tags}), "
                 f"received shape {shape}"
             )
+
+    def _checked(self, emissions, mask):
+        """Emissions as float32 `(B, T, K)` (−inf raised to ``IMPOSSIBLE``) and the mask as bool `(B, T)`.
+
+        Eagerly, NaN or +inf emissions and NaN/inf variables are a ``ValueError``: the recursions would read a
+        NaN as a forbidden step and return valid-looking tags and scores.
+        """
+        emissions = ops.convert_to_tensor(emissions)
+        self._check_shape(emissions)
         if not self.built:
-            self.build(shape)
-        emissions = ops.maximum(ops.cast(emissions, "float32"), IMPOSSIBLE)
+            self.build(tuple(emissions.shape))
+        emissions = ops.cast(emissions, "float32")
+        if is_eager(emissions):
+            _check_finite(emissions, "emissions", True, "finite or −inf (−inf forbids a tag)",
+                          "the model computing them has NaN/inf weights or inputs")
+            for variable in (self.transitions, self.start_transitions, self.end_transitions):
+                _check_finite(ops.convert_to_tensor(variable), variable.name, False, "finite",
+                              "the layer's weights are corrupted: retrain it or load weights that are finite")
+        emissions = ops.maximum(emissions, IMPOSSIBLE)
         if mask is None:
             return emissions, ops.ones(ops.shape(emissions)[:2], dtype="bool")
         mask = ops.convert_to_tensor(mask)
@@ -267,6 +305,27 @@ class CRF(keras.layers.Layer):
         constraints = None if self.constraints is None else [c.tolist() for c in self.constraints]
         config.update({"num_tags": self.num_tags, "constraints": constraints})
         return config
+
+
+def _paths_kept(num_tags: int, time, top_k: int) -> int:
+    """``min(top_k, num_tags ** time)``: no more paths than tag sequences of ``time`` steps (``top_k`` where
+    ``time`` is unknown, a traced dynamic axis)."""
+    if time is None or (num_tags > 1 and time * math.log2(num_tags) >= 63):  # num_tags ** time > any top_k
+        return top_k
+    return min(top_k, num_tags ** int(time))
+
+
+def _check_finite(values, name: str, allow_negative_infinity: bool, expected: str, cause: str) -> None:
+    """A ``ValueError`` naming ``name``, the first bad value and its index, where ``values`` holds NaN, +inf or
+    (unless ``allow_negative_infinity``) −inf."""
+    bad = ops.logical_not(ops.isfinite(values))
+    if allow_negative_infinity:
+        bad = ops.logical_and(bad, ops.not_equal(values, float("-inf")))
+    if not bool(ops.convert_to_numpy(ops.any(bad))):
+        return
+    index = tuple(int(i) for i in np.argwhere(ops.convert_to_numpy(bad))[0])
+    value = ops.convert_to_numpy(values)[index]
+    raise ValueError(f"CRF {name} must be {expected}, received {value} at index {list(index)}: {cause}")
 
 
 def _time_major(emissions, mask):

@@ -22,8 +22,10 @@ directory, is flushed and ``fsync``-ed, given a new file's permissions, renamed 
 system that honours ``fsync``) leaves the previous checkpoints as they were and either no new one or a complete one;
 a killed writer's temporary file is removed by the next run. The latest ``KEEP_CHECKPOINTS`` = 2 are kept: if the
 newest is later found damaged (a disk error, a file system that lied about ``fsync``, a copy cut short), resuming
-falls back to the one before it with a warning, instead of starting over. Every array is checked on reading
-(zip CRC-32, names, shapes).
+falls back to the one before it with a warning, instead of starting over. Every checkpoint is checked on reading,
+as a weight file is (zip CRC-32; every array numeric, finite, of the model's names and shapes; the step an int >= 0
+matching the file name; the history lists of numbers), and a fault names the file, the array and the problem: a
+NaN in a checkpoint is damage (``capture_state`` never writes one), not a diverged run.
 """
 
 from __future__ import annotations
@@ -253,8 +255,9 @@ def read_checkpoint(path) -> TrainingState:
     """Read and check one checkpoint file.
 
     Raises:
-        CheckpointError: the file is truncated, corrupted or not a checkpoint (the message names it and says
-            what is wrong).
+        CheckpointError: the file is truncated, corrupted or not a checkpoint: its step is not an int >= 0 (or not
+            the one of its name), its history not lists of numbers, an array not numbers or holding a NaN or inf
+            (the message names the file, the array and what is wrong).
     """
     path = pathlib.Path(path)
     problem = f"checkpoint {path} is damaged"
@@ -271,7 +274,7 @@ def read_checkpoint(path) -> TrainingState:
         raise CheckpointError(f"{path} is not a checkpoint of format {CHECKPOINT_FORMAT}")
     try:
         paths = {group: list(meta["paths"][group]) for group in GROUPS}
-        step, history, identity = int(meta["step"]), dict(meta["history"]), dict(meta["identity"])
+        step, history, identity = meta["step"], meta["history"], dict(meta["identity"])
     except (KeyError, TypeError, ValueError) as error:
         raise CheckpointError(f"{problem} (its description is incomplete: {type(error).__name__} {error}); delete it "
                               "to resume from the previous checkpoint") from None
@@ -279,8 +282,45 @@ def read_checkpoint(path) -> TrainingState:
     if any(value is None for group in GROUPS for value in values[group]) or arrays:
         raise CheckpointError(f"{problem}: its arrays do not match its variable list; delete it to resume from "
                               "the previous checkpoint")
+    fault = _description_fault(path, step, history, paths) or _array_fault(values, paths, random_state)
+    if fault is not None:
+        raise CheckpointError(f"{problem} ({fault}); delete it to resume from the previous checkpoint")
     return TrainingState(step=step, values=values, paths=paths, history=history, identity=identity,
                          vocabulary=vocabulary, path=path, random_state=random_state if random_state.size else None)
+
+
+def _description_fault(path: pathlib.Path, step, history, paths: dict) -> str | None:
+    """What is wrong with a checkpoint's step, history and variable names (None: nothing)."""
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        return f"its step is {step!r:.60}, not a whole number >= 0"
+    named = CHECKPOINT_NAME.match(path.name)
+    if named and int(named.group(1)) != step:
+        return f"its step {step} is not the step {int(named.group(1))} of its name"
+    if not isinstance(history, dict):
+        return f"its history is {type(history).__name__}, not a mapping of metric names to per-epoch values"
+    for key, entries in history.items():
+        if not isinstance(entries, list) or any(isinstance(x, bool) or not isinstance(x, (int, float))
+                                                for x in entries):
+            return f"its history entry {key!r} is {entries!r:.60}, not a list of numbers (one per finished epoch)"
+    for group in GROUPS:
+        if not all(isinstance(name, str) for name in paths[group]):
+            return f"its {group} variable names are not all strings"
+    return None
+
+
+def _array_fault(values: dict, paths: dict, random_state: np.ndarray) -> str | None:
+    """What is wrong with a checkpoint's arrays (None: nothing): not numbers, or a NaN/inf (``capture_state`` never
+    writes one, so it is damage, not a diverged run)."""
+    for group in GROUPS:
+        for index, (name, value) in enumerate(zip(paths[group], values[group])):
+            if value.dtype.kind not in "biuf":
+                return f"array {group}_{index} ({name!r}) holds {value.dtype} values, not numbers"
+            bad = int(value.size - np.count_nonzero(np.isfinite(value))) if value.dtype.kind == "f" else 0
+            if bad:
+                return f"array {group}_{index} ({name!r}) has {bad} non-finite value(s) (NaN or inf)"
+    if random_state.size and (random_state.dtype != np.uint8 or random_state.ndim != 1):
+        return f"array random_state holds {random_state.dtype} {random_state.shape}, not a uint8 vector"
+    return None
 
 
 def latest_checkpoint(directory) -> tuple[TrainingState | None, list[str]]:
@@ -302,7 +342,8 @@ def latest_checkpoint(directory) -> tuple[TrainingState | None, list[str]]:
             continue
         return state, skipped
     if skipped:
-        raise CheckpointError(f"no intact checkpoint in {directory}: {'; '.join(skipped)}")
+        raise CheckpointError(f"no intact checkpoint in {directory}: {'; '.join(skipped)}; with none intact, delete "
+                              "them or choose another checkpoint directory to train from scratch")
     return None, skipped
 
 

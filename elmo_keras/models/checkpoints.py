@@ -4,12 +4,15 @@ which finds the checkpoint a run resumes from (the file format: ``models.checkpo
 
 from __future__ import annotations
 
+import glob
 import os
 import pathlib
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.data.glob_patterns import DIGITS, literal, pattern_could_match
 from elmo_keras.models.checkpoint_files import (
+    TEMPORARY_PREFIX,
     CheckpointError,
     TrainingState,
     capture_state,
@@ -22,6 +25,16 @@ from elmo_keras.models.checkpoint_files import (
     set_global_random_state,
     write_checkpoint,
 )
+
+_CHECKPOINT = [*literal("checkpoint-"), *[DIGITS] * 9, *literal(".npz")]
+# every name written into a checkpoint directory (glob_patterns templates): checkpoints, damaged ones set aside, and
+# safe_files.write_beside's temporary files (tempfile's 8 random characters)
+WRITTEN_NAMES = {
+    "checkpoint-NNNNNNNNN.npz": _CHECKPOINT,
+    "checkpoint-NNNNNNNNN.npz.damaged": [*_CHECKPOINT, *literal(".damaged")],
+    f"{TEMPORARY_PREFIX}XXXXXXXX.tmp": [*literal(TEMPORARY_PREFIX),
+                                        *[frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")] * 8, *literal(".tmp")],
+}
 
 
 class CheckpointCallback(keras.callbacks.Callback):
@@ -101,8 +114,9 @@ class RestoreEpochMetrics(keras.callbacks.Callback):
             self.state = None
 
 
-def check_checkpoint_arguments(directory, every, resume) -> None:
-    """``every`` a positive int or None; ``every`` and ``resume`` only with a checkpoint directory.
+def check_checkpoint_arguments(directory, every, resume, corpus=None) -> None:
+    """``every`` a positive int or None; ``every`` and ``resume`` only with a checkpoint directory, which the
+    ``corpus`` files or glob cannot reach (``refuse_checkpoints_in_corpus``).
 
     Raises:
         ValueError: naming the argument and the value received.
@@ -112,6 +126,39 @@ def check_checkpoint_arguments(directory, every, resume) -> None:
         raise ValueError("checkpoint_every and resume need a checkpoint_dir (where checkpoints are written and read)")
     if directory is not None and pathlib.Path(directory).exists() and not pathlib.Path(directory).is_dir():
         raise ValueError(f"checkpoint_dir {directory} is an existing file, not a directory")
+    refuse_checkpoints_in_corpus(directory, corpus)
+
+
+def refuse_checkpoints_in_corpus(directory, corpus, option: str = "checkpoint_dir") -> None:
+    """Raise if the corpus could ever name a file written in the checkpoint ``directory`` (``WRITTEN_NAMES``): a
+    resumed run would expand the glob again and read its own checkpoints as corpus (``data.glob_patterns``).
+
+    Args:
+        directory: the checkpoint directory (None: nothing to check).
+        corpus: a corpus path or glob (str or ``os.PathLike``), or a list of ``os.PathLike``, as ``train_bilm``
+            and ``train --corpus`` take them; sentences (lists of str or of tokens) name no file.
+        option: how the message names the directory's setting (``"--checkpoint-dir"`` in the CLI).
+
+    Raises:
+        ValueError: naming the setting, the directory, the pattern, the file names it could match, and the fix.
+    """
+    if directory is None or corpus is None:
+        return
+    if isinstance(corpus, (str, os.PathLike)):
+        patterns = [corpus]
+    elif isinstance(corpus, (list, tuple)):
+        patterns = [item for item in corpus if isinstance(item, os.PathLike)]
+    else:
+        return
+    for pattern in patterns:
+        matched = [name for name, template in WRITTEN_NAMES.items()
+                   if pattern_could_match(pattern, directory, [template])]
+        if matched:
+            kind = "glob" if glob.has_magic(os.fspath(pattern)) else "file"
+            raise ValueError(f"{option} {directory}: the corpus {kind} {os.fspath(pattern)!r} could match the "
+                             f"{' and '.join(matched)} files written there, so a resumed run would read its own "
+                             "checkpoints as corpus; choose a checkpoint directory outside the corpus's folder (or a "
+                             "narrower pattern, e.g. '*.txt')")
 
 
 def prepare_checkpoint_directory(directory) -> None:

@@ -31,6 +31,7 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.models.training_sizes import check_cpu_device_count
 
 STRATEGIES = ("mirrored", "data-parallel")
 
@@ -42,13 +43,15 @@ def configure_cpu_devices(count: int) -> None:
     before the backend starts its runtime (before the first tensor is made).
 
     Args:
-        count: int ≥ 1, the number of CPU devices to expose.
+        count: int ≥ 1, the number of CPU devices to expose, at most ``training_sizes.max_cpu_devices()`` (64 or the
+            CPU cores, whichever is more).
 
     Raises:
-        ValueError: ``count`` is not an int ≥ 1.
+        ValueError: ``count`` is not an int ≥ 1, or is above that bound (checked before the backend is touched).
         RuntimeError: the backend's runtime has already started, or the backend (PyTorch) has no logical devices.
     """
     count = check_positive_int(count, "count")
+    check_cpu_device_count(count)
     backend = keras.backend.backend()
     too_late = (f"configure_cpu_devices({count}) must run before the {backend} runtime starts: call it first "
                 "thing in the process, before any model or tensor is made")
@@ -136,6 +139,32 @@ def distribution_scope(strategy=None, devices=None):
         _check_strategy_object(strategy, devices)
         with strategy.scope():
             yield strategy.num_replicas_in_sync
+
+
+def replica_count(strategy=None) -> int:
+    """How many replicas ``distribution_scope(strategy)`` will split each global batch across, found without
+    making the strategy (so the batch size can be checked before any work): 1 for None; for ``"mirrored"`` the
+    GPUs, else the logical CPU devices; for ``"data-parallel"`` ``keras.distribution.list_devices()``; a strategy
+    object's ``num_replicas_in_sync``.
+
+    Raises:
+        ValueError: as ``distribution_scope`` (an unknown strategy, or one for another backend).
+    """
+    if strategy is None:
+        return 1
+    if strategy == "mirrored":
+        _check_backend(strategy, "tensorflow")
+        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+        return len(tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("CPU"))
+    if strategy == "data-parallel":
+        _check_backend(strategy, "jax")
+        return len(keras.distribution.list_devices())
+    if isinstance(strategy, str):
+        raise ValueError(f"strategy must be None, one of {STRATEGIES} or a tf.distribute.Strategy, received "
+                         f"{strategy!r}")
+    _check_strategy_object(strategy, None)
+    return int(strategy.num_replicas_in_sync)
 
 
 def strategy_name(strategy) -> str:

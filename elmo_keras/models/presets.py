@@ -17,6 +17,7 @@ from elmo_keras.limits import (
 )
 from elmo_keras.text.batching import TOKEN_INPUTS
 from elmo_keras.text.char_ids import NUM_CHAR_IDS
+from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS
 
 TRAINING_COPIES = 4  # arrays of the model's size while training with Adam: weights, gradients, two moments
 PRECISIONS = ("float32", "mixed_bfloat16", "auto")
@@ -46,6 +47,10 @@ class BiLMConfig(DictConfig):
         n_negative_samples: train with a sampled softmax over this many log-uniform negatives per direction and
             step (``models.sampled_softmax``; bilm-tf used 8192), or None for the full softmax. Evaluation
             perplexities always use the full softmax.
+        max_sentence_tokens: tokens per training sentence: a longer one (in the corpus or the held-out sentences)
+            is split into consecutive pieces of at most this many tokens, each trained as a sentence
+            (``text.sentences.sentence_windows``; a warning says how many), so a batch never exceeds
+            ``batch_size × (max_sentence_tokens + 2)`` steps, whatever one line of the corpus holds.
 
     Raises:
         ValueError: a field of the wrong type or out of range (named, with the value received).
@@ -68,6 +73,7 @@ class BiLMConfig(DictConfig):
     lowercase: bool = True
     training_precision: str = "float32"
     n_negative_samples: int | None = None
+    max_sentence_tokens: int = DEFAULT_MAX_SENTENCE_TOKENS
 
     def __post_init__(self):
         if self.token_input not in TOKEN_INPUTS:
@@ -84,6 +90,7 @@ class BiLMConfig(DictConfig):
                 check_finite_positive(getattr(self, name), f"{name} (None for no clipping)")
         check_rate(self.dropout)
         check_positive_int(self.n_negative_samples, "n_negative_samples", allow_none=True)
+        check_positive_int(self.max_sentence_tokens, "max_sentence_tokens")
 
     @property
     def token_dim(self) -> int:

@@ -23,12 +23,13 @@ from elmo_keras.models.checkpoints import (
     check_checkpoint_arguments,
     start_checkpointing,
 )
-from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope, strategy_name
+from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope, replica_count, strategy_name
 from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.optimizer import compile_for_training
 from elmo_keras.models.precision import resolve_training_precision
 from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory, get_preset
-from elmo_keras.models.training_data import InMemoryData, fit_from_step, prepare_training_data
+from elmo_keras.models.training_data import InMemoryData, fit_from_step, prepare_training_data, training_sentences
+from elmo_keras.models.training_sizes import check_training_sizes
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
@@ -49,6 +50,7 @@ def train_bilm(
     min_count: int = 1,
     max_size: int | None = None,
     n_negative_samples: int | None = None,
+    max_sentence_tokens: int | None = None,
     strategy=None,
     checkpoint_dir=None,
     checkpoint_every: int | None = None,
@@ -62,7 +64,10 @@ def train_bilm(
             or a list of ``os.PathLike`` (a list of str is sentences). Default: the polysemy corpus's training
             split.
         preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
-        epochs, learning_rate, batch_size, n_negative_samples: override the preset's fields (None: the preset's).
+        epochs, learning_rate, batch_size, n_negative_samples, max_sentence_tokens: override the preset's fields
+            (None: the preset's). A sentence of ``corpus`` or ``heldout`` longer than ``max_sentence_tokens`` (200
+            in every preset) is split into consecutive pieces trained as sentences, with a ``TrainingDataWarning``
+            (``models.training_data``): the work per batch is bounded by ``batch_size × (max_sentence_tokens + 2)``.
             A ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
             the batch trained with; ``training_summary["requested_batch_size"]`` records the value asked for).
         seed: int, seeds Python, NumPy and the backend (weights, dropout, shuffling). Defaults to 0.
@@ -78,7 +83,9 @@ def train_bilm(
             (``models.distribution.distribution_scope``); ``batch_size`` is the global batch, split evenly over
             the replicas.
         checkpoint_dir: a directory for checkpoints (``models.checkpoints``): one at the end of every epoch and
-            every ``checkpoint_every`` optimizer steps (None: only at epoch ends); the latest 2 are kept.
+            every ``checkpoint_every`` optimizer steps (None: only at epoch ends); the latest 2 are kept. A
+            directory that the corpus's files or glob could match is refused (a resume would read its
+            checkpoints as corpus), and a checkpoint is checked like a weight file on resuming.
         resume: bool, continue from ``checkpoint_dir``'s newest intact checkpoint (the same corpus, settings and
             seed are required): the result equals an uninterrupted run's. Without a checkpoint the run starts
             from scratch (``training_summary["checkpoints"]["note"]`` says so). Defaults to False.
@@ -94,24 +101,35 @@ def train_bilm(
             training starts).
         ValueError: an empty sentence, an empty corpus, a bad preset or override (non-finite numbers and
             batch sizes above ``limits.MAX_BATCH_SIZE`` included), a batch size that the replicas do not divide,
-            or a model too large for this machine's memory (naming the field).
+            an ``n_negative_samples`` not below the vocabulary size or too large for memory (each checked before
+            any work: ``models.training_sizes``),
+            a model too large for this machine's memory (naming the field), or a ``vocabulary`` that holds none of
+            the corpus's tokens (more than ``training_data.UNKNOWN_RATE_WARNING`` unknown: a warning).
         CheckpointError (a ValueError): a damaged checkpoint with no intact one before it, or one written by a
             different run (naming what differs).
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     config = get_preset(preset)
     overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size),
-                                   ("n_negative_samples", n_negative_samples)) if v is not None}
+                                   ("n_negative_samples", n_negative_samples),
+                                   ("max_sentence_tokens", max_sentence_tokens)) if v is not None}
     config = config.replace(**overrides)
     keras_callbacks = as_keras_callbacks(callbacks)
-    check_checkpoint_arguments(checkpoint_dir, checkpoint_every, resume)
+    check_checkpoint_arguments(checkpoint_dir, checkpoint_every, resume, corpus)
+    replicas, origin = replica_count(strategy), ("" if batch_size is not None else "the preset's")
+    check_training_sizes(config, replicas, vocabulary and len(vocabulary), strategy, origin)  # before any work
     if corpus is None:
         corpus = polysemy_sentences("train")
         if heldout is None:
             heldout = polysemy_sentences("heldout")
     requested_batch_size = config.batch_size
     data, vocabulary, config = prepare_training_data(corpus, config, int(seed), vocabulary, min_count, max_size)
-    heldout_sentences = as_token_lists(heldout, "heldout") if heldout is not None else None
+    origin = "capped at the corpus size" if config.batch_size != requested_batch_size else origin
+    check_training_sizes(config, replicas, len(vocabulary), strategy, origin)  # the vocabulary is known now
+    heldout_sentences = None
+    if heldout is not None:
+        heldout_sentences, _ = training_sentences(as_token_lists(heldout, "heldout"), config.max_sentence_tokens,
+                                                  "heldout")
     check_fits_in_memory(config, len(vocabulary))
 
     precision, precision_probe = resolve_training_precision(config)  # before seeding: the probe builds models
@@ -173,6 +191,8 @@ def train_bilm(
         summary["checkpoints"] = {"directory": str(checkpoint_dir), "every": checkpoint_every, **checkpoint_report}
     if requested_batch_size != config.batch_size:
         summary["requested_batch_size"] = requested_batch_size
+    if data.split.sentences:
+        summary["split_sentences"] = data.split.sentences  # over config.max_sentence_tokens, trained in pieces
     model.training_summary = summary
     return model
 

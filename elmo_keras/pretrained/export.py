@@ -17,6 +17,9 @@ the loader ignores it). Passing ``vocabulary_file`` writes it as bilm-tf's train
 ``softmax/W`` `(vocab, dim)` and ``softmax/b`` `(vocab,)`, with the vocabulary in bilm-tf's format
 (``elmo_keras.text.vocabulary_files``: ``<S>``, ``</S>``, ``<UNK>``, then the words, one per line, in the
 softmax's row order; no padding row).
+
+An export never writes over the files the model was loaded or fine-tuned from (``pretrained_sources``; through
+symlinks and hard links too), and never replaces a weight file holding a tensor it would not write again.
 """
 
 from __future__ import annotations
@@ -273,11 +276,15 @@ def export_pretrained(model, options_file: str | os.PathLike, weight_file: str |
     their targets, so a reader sees the previous file or the complete new one, and a failed write (a full disk)
     replaces none of them. Nothing is written when a check fails.
 
+    An existing HDF5 weight file is replaced only when every tensor it holds is written again: an export never
+    loses a tensor (e.g. the ``softmax/W``, ``softmax/b`` of a file exported with a vocabulary file).
+
     Raises:
         ValueError: a word-level or unbuilt model, a trained identity projection, a softmax asked of a
-            ``BiLM`` or a model without a vocabulary, or two outputs on one path.
-        OutputOverwritesInputError: an output is one of the files the model was fine-tuned from (recorded in
-            ``model.training_summary["pretrained"]``).
+            ``BiLM`` or a model without a vocabulary, two outputs on one path, or an existing HDF5 ``weight_file``
+            holding tensors this export would not write (listed) or that cannot be read.
+        OutputOverwritesInputError: an output is one of the files the model was loaded or fine-tuned from
+            (``pretrained_sources``), symlinks and hard links included.
     """
     bilm = bilm_of(model)
     outputs = {"the options file": options_file, "the weight file": weight_file, "the vocabulary file": vocabulary_file}
@@ -294,21 +301,56 @@ def export_pretrained(model, options_file: str | os.PathLike, weight_file: str |
         tensors.update(softmax)
         vocabulary_text = bilm_vocabulary_bytes(model.vocabulary)  # the lines softmax_tensors ordered the rows by
         writers[vocabulary_file] = lambda handle: handle.write(vocabulary_text)
+    _check_no_tensor_lost(weight_file, tensors)
     _write_all_or_nothing(writers)
     return options
 
 
+def pretrained_sources(model) -> dict[str, str]:
+    """``{"the weight file the model was loaded from": path, ...}``: the original files ``model`` (a ``BiLM`` or a
+    ``BiLanguageModel``) was loaded from (``BiLM.pretrained_files``, set by ``load_pretrained_bilm`` and kept by
+    ``BiLM.copy``) or fine-tuned from (``training_summary["pretrained"]``, also in a saved model directory)."""
+    found = {}
+    records = [("fine-tuned", (getattr(model, "training_summary", None) or {}).get("pretrained"))]
+    for layer in (model, getattr(model, "bilm", None)):
+        records.append(("loaded", getattr(layer, "pretrained_files", None)))
+    for how, record in records:
+        for key, what in (("options_file", "options file"), ("weight_file", "weight file")):
+            if isinstance(record, dict) and record.get(key):
+                found.setdefault(f"the {what} the model was {how} from", os.fspath(record[key]))
+    return found
+
+
 def _check_outputs(model, outputs: dict) -> None:
-    """Refuse two outputs on one path, and any output onto a file the model was fine-tuned from."""
+    """Refuse two outputs on one path, and any output onto a file the model was loaded or fine-tuned from."""
     given = {what: path for what, path in outputs.items() if path is not None}
     whats = list(given)
     for index, what in enumerate(whats):
         refuse_overwriting(given[what], {other: given[other] for other in whats[index + 1 :]}, what=what)
-    sources = (getattr(model, "training_summary", None) or {}).get("pretrained", {})
-    read = {f"the {what} the model was fine-tuned from": path for what, path in
-            (("options file", sources.get("options_file")), ("weight file", sources.get("weight_file")))}
+    read = pretrained_sources(model)
     for what, path in given.items():
         refuse_overwriting(path, read, what=what)
+
+
+def _check_no_tensor_lost(weight_file, tensors: dict) -> None:
+    """Refuse to replace an existing HDF5 ``weight_file`` holding a tensor not in ``tensors`` (or unreadable)."""
+    path = os.fspath(weight_file)
+    if not os.path.isfile(path) or not h5py.is_hdf5(path):  # no file, or one holding no tensors to lose
+        return
+    names = []
+    try:
+        with h5py.File(path, "r") as handle:
+            handle.visititems(lambda name, item: names.append(name) if isinstance(item, h5py.Dataset) else None)
+    except (OSError, KeyError, RuntimeError) as error:  # what h5py raises for a damaged file
+        raise ValueError(f"the weight file {path} exists but cannot be read ({error}), so replacing it could lose "
+                         "tensors; choose another path, or remove it first if it is not needed") from None
+    lost = sorted(set(names) - set(tensors))
+    if lost:
+        shown = ", ".join(lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
+        hint = ("pass vocabulary_file to export the softmax too, " if set(lost) <= set(SOFTMAX_NAMES) else "")
+        raise ValueError(f"the weight file {path} holds {len(lost)} tensor(s) this export would not write ({shown}); "
+                         f"replacing it would lose them: {hint}choose another path, or remove the file first if "
+                         "they are not needed")
 
 
 def _write_json(handle: BinaryIO, data: dict) -> None:

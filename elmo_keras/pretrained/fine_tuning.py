@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from collections.abc import Sequence
 
 from elmo_keras._quiet import keras
@@ -30,10 +31,11 @@ from elmo_keras.models.evaluation import perplexities
 from elmo_keras.models.optimizer import compile_for_training
 from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory
 from elmo_keras.models.training import perplexity_summary
+from elmo_keras.models.training_data import check_vocabulary_coverage, training_sentences
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
-from elmo_keras.text.sentences import as_token_lists
+from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS, as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
 
 # Defaults chosen from tools/run_fine_tuning_experiment.py (the fixture model fine-tuned on the polysemy corpus)
@@ -46,7 +48,7 @@ MODEL_NAME = "bi_language_model"
 
 def config_from_options(options: ElmoOptions, **training) -> BiLMConfig:
     """The ``BiLMConfig`` describing the pretrained architecture (``token_input="char"``), with ``training``'s
-    fields (``epochs``, ``batch_size``, ``learning_rate``, ``dropout``, ``lowercase``) set.
+    fields (``epochs``, ``batch_size``, ``learning_rate``, ``dropout``, ``lowercase``, ``max_sentence_tokens``) set.
 
     ``BiLMConfig`` has no field for ``char_cnn.activation``; the model itself keeps it (its ``CharCNN``).
     """
@@ -76,6 +78,7 @@ def fine_tune_pretrained(
     lowercase: bool = False,
     token_input: str = "char",
     verbose: int = 0,
+    max_sentence_tokens: int = DEFAULT_MAX_SENTENCE_TOKENS,
 ) -> BiLanguageModel:
     """Fine-tune the original ELMo in ``options_file`` + ``weight_file`` on ``corpus`` with a new softmax.
 
@@ -97,6 +100,10 @@ def fine_tune_pretrained(
             Defaults to False.
         token_input: must be ``"char"``: the original models read characters. Defaults to ``"char"``.
         verbose: Keras ``fit`` verbosity. Defaults to 0.
+        max_sentence_tokens: int, tokens per training sentence: a longer sentence of ``corpus`` or ``heldout`` is
+            split into consecutive pieces, each trained (or scored) as a sentence, with a ``TrainingDataWarning``
+            (as ``train_bilm``): a batch never exceeds ``batch_size × (max_sentence_tokens + 2)`` steps. Defaults
+            to ``DEFAULT_MAX_SENTENCE_TOKENS`` (200).
 
     Returns:
         A trained ``BiLanguageModel`` (stateless biLM) with ``vocabulary``, ``config`` (``config_from_options``;
@@ -109,7 +116,8 @@ def fine_tune_pretrained(
         FileNotFoundError, OptionsError, WeightFileError: as ``load_pretrained_bilm`` (e.g. options and weights of
             different models).
         TypeError, ValueError: a bad corpus (a single str, an empty sentence, no sentences), ``token_input`` other
-            than ``"char"``, nothing to train (``epochs`` and ``softmax_epochs`` both 0), or a bad number.
+            than ``"char"``, nothing to train (``epochs`` and ``softmax_epochs`` both 0), a bad number, or a
+            ``vocabulary`` holding none of the corpus's tokens (over 10 % unknown: a ``TrainingDataWarning``).
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     if token_input != "char":
@@ -123,14 +131,19 @@ def fine_tune_pretrained(
     check_positive_int(batch_size, "batch_size")
     check_finite_positive(learning_rate, "learning_rate")
     check_rate(dropout)
+    check_positive_int(max_sentence_tokens, "max_sentence_tokens")
     keras_callbacks = as_keras_callbacks(callbacks)
-    sentences = as_token_lists(corpus)
-    heldout_sentences = as_token_lists(heldout, "heldout") if heldout is not None else None
+    sentences, split = training_sentences(as_token_lists(corpus), max_sentence_tokens)
+    heldout_sentences = None
+    if heldout is not None:
+        heldout_sentences, _ = training_sentences(as_token_lists(heldout, "heldout"), max_sentence_tokens, "heldout")
     options = ElmoOptions.load(options_file)
+    given = vocabulary is not None
     vocabulary = vocabulary or Vocabulary.from_corpus(sentences, lowercase=lowercase)
+    check_vocabulary_coverage(Counter(token for sentence in sentences for token in sentence), vocabulary, given)
     config = config_from_options(options, epochs=softmax_epochs + epochs, batch_size=min(batch_size, len(sentences)),
                                  learning_rate=float(learning_rate), dropout=float(dropout),
-                                 lowercase=vocabulary.lowercase)
+                                 lowercase=vocabulary.lowercase, max_sentence_tokens=int(max_sentence_tokens))
     check_fits_in_memory(config, len(vocabulary))
 
     keras.utils.set_random_seed(int(seed))
@@ -167,6 +180,7 @@ def fine_tune_pretrained(
         "freeze_bilm": bool(freeze_bilm),
         "num_sentences": len(sentences),
         "num_tokens": int(sum(len(s) for s in sentences)),
+        **({"split_sentences": split.sentences} if split.sentences else {}),
         "vocab_size": len(vocabulary),
         "train_seconds": round(seconds, 2),
         "history": history,

@@ -104,6 +104,8 @@ def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.
     Returns:
         A ``BiLM`` taking character ids `(batch, time, 50)` *with* ``<S>``/``</S>`` (see
         ``add_sentence_boundaries``) and returning ``{"activations": [3 × (batch, time, 2 * projection_dim)], "mask"}``.
+        Its ``pretrained_files`` (``{"options_file", "weight_file"}``, absolute paths) name the two files, which
+        ``export_pretrained`` will not write over.
 
     Raises:
         FileNotFoundError: either file is missing.
@@ -117,6 +119,8 @@ def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.
     tensors = read_weight_file(weight_file)
     bilm.build((None, None, MAX_CHARS_PER_TOKEN))
     set_pretrained_weights(bilm, options, tensors, os.fspath(weight_file))
+    # the model knows its files: export_pretrained refuses to write over them (BiLM.copy keeps this)
+    bilm.pretrained_files = {"options_file": os.path.abspath(options_file), "weight_file": os.path.abspath(weight_file)}
     return bilm
 
 

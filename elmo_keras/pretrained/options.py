@@ -116,7 +116,8 @@ class ElmoOptions:
 
         Raises:
             FileNotFoundError: no such file.
-            OptionsError: not JSON, a missing field or an invalid value (named).
+            OptionsError: not JSON (or JSON nested too deeply to parse), a missing field or an invalid value
+                (named).
         """
         path = os.fspath(path)
         if not os.path.isfile(path):
@@ -126,6 +127,9 @@ class ElmoOptions:
                 data = json.load(handle)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise OptionsError(path, None, f"is not a JSON options file: {error}") from None
+        except RecursionError:  # e.g. '[' * 100000: Python's parser recurses once per level
+            raise OptionsError(path, None, "is not an ELMo options file: its JSON is nested too deeply to read "
+                                           "(an options file is two levels deep)") from None
         return cls.from_dict(data, source=path)
 
     @classmethod

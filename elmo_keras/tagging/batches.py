@@ -15,6 +15,7 @@ import numpy as np
 
 from elmo_keras._backend import padded_time
 from elmo_keras._quiet import keras
+from elmo_keras.limits import check_batch_size
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
 from elmo_keras.tagging.sequence_tagger import TASK_INPUT
 
@@ -25,7 +26,7 @@ class TaskBatches(keras.utils.PyDataset):
     Args:
         examples: ``{task: [(tokens, tags), ...]}``.
         vocabulary: the ``TaggingVocabulary`` that encodes the sentences and tags.
-        batch_size: int, sentences per batch.
+        batch_size: int in ``[1, 65,536]``, sentences per batch.
         seed: int, shuffling seed (epoch ``e`` uses ``[seed, e]``). Defaults to 0.
         task_names: the tagger's task order, whose indices the ``"task"`` input holds; a task may have no
             examples. Defaults to None (the keys of ``examples``).
@@ -40,7 +41,7 @@ class TaskBatches(keras.utils.PyDataset):
         self.task_names = list(task_names or examples)
         self.examples = {task: list(examples.get(task, ())) for task in self.task_names}
         self.vocabulary = vocabulary
-        self.batch_size = int(batch_size)
+        self.batch_size = check_batch_size(batch_size)
         self.seed = int(seed)
         self._epoch, self._plan = 0, self.epoch_plan(0)
 

@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from elmo_keras._backend import padded_time
+from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.tagging.inputs import MAX_SENTENCE_TOKENS, check_task, check_token_lists
 from elmo_keras.text.char_ids import batch_to_ids
 from elmo_keras.text.vocabulary import Vocabulary, read_json_file
 
@@ -77,17 +80,25 @@ class TaggingVocabulary:
         """The model inputs for ``sentences``, right-padded with 0.
 
         Args:
-            sentences: non-empty token lists.
-            length: int, the time steps ``time``. Defaults to None (the longest sentence).
+            sentences: a list of non-empty token lists (str tokens), each at most ``MAX_SENTENCE_TOKENS`` long.
+            length: int, the time steps ``time``, from the longest sentence to ``padded_time(MAX_SENTENCE_TOKENS)
+                + 1``. Defaults to None (the longest sentence).
 
         Returns:
             ``{"words": (batch, time)}``, plus ``"chars"`` `(batch, time, 50)` and ``"bilm"`` `(batch, time)` or
             `(batch, time, 50)` when used; int32 NumPy arrays.
+
+        Raises:
+            ValueError: naming ``sentences`` (and the sentence) or ``length`` (see ``tagging.inputs``).
         """
-        for index, sentence in enumerate(sentences):
-            if isinstance(sentence, str) or len(sentence) == 0:
-                raise ValueError(f"sentence {index} must be a non-empty list of tokens, received {sentence!r:.60}")
-        time = max(len(s) for s in sentences) if length is None else int(length)
+        sentences = check_token_lists(sentences)
+        if not sentences:
+            raise ValueError("sentences must hold at least one sentence, received an empty list")
+        longest = max(len(s) for s in sentences)
+        time = longest if length is None else check_positive_int(length, "length")
+        if not longest <= time <= padded_time(MAX_SENTENCE_TOKENS) + 1:
+            raise ValueError(f"length must be from the longest sentence ({longest}) to "
+                             f"{padded_time(MAX_SENTENCE_TOKENS) + 1:,}, received {time:,}")
         inputs = {"words": self._word_ids(sentences, self.words, time)}
         if self.use_chars:
             inputs["chars"] = _char_ids(sentences, time)
@@ -114,8 +125,8 @@ class TaggingVocabulary:
             length: int, the time steps. Defaults to None (the longest list).
 
         Raises:
-            KeyError: an unknown task.
-            ValueError: a tag that is not one of the task's labels (named, with its sentence and position).
+            ValueError: an unknown task, or a tag that is not one of the task's labels (named, with its sentence
+                and position).
         """
         ids = self._label_ids[self._task(task)]
         time = max(len(t) for t in tag_lists) if length is None else int(length)
@@ -140,9 +151,7 @@ class TaggingVocabulary:
         return [[labels[int(i)] for i in row[:length]] for row, length in zip(np.asarray(tag_ids), lengths)]
 
     def _task(self, task: str) -> str:
-        if task not in self.labels:
-            raise KeyError(f"unknown task {task!r}; this tagger has {sorted(self.labels)}")
-        return task
+        return check_task(task, list(self.labels))
 
     # -- persistence --------------------------------------------------------------------------------------------
 

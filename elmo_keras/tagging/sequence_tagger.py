@@ -21,6 +21,8 @@ from keras import ops
 from elmo_keras._backend import loss_and_gradients
 from elmo_keras._jax_steps import branch_test_step, branch_train_step
 from elmo_keras._quiet import keras
+from elmo_keras.limits import check_batch_size
+from elmo_keras.tagging.inputs import bounded_batches, check_task, checked_sentences, checked_task_names
 from elmo_keras.tagging.layers import TagHead
 
 TASK_INPUT = "task"
@@ -92,9 +94,9 @@ class SequenceTagger(keras.Model):
         """The ``TagHead`` of one task.
 
         Args:
-            task: one of ``task_names``.
+            task: one of ``task_names`` (another is a ``ValueError`` naming them).
         """
-        return self.heads[self.task_names.index(task)]
+        return self.heads[self.task_names.index(check_task(task, self.task_names))]
 
     @property
     def vocab_size(self) -> int:
@@ -179,23 +181,30 @@ class SequenceTagger(keras.Model):
                      batch_size: int = 64) -> dict[str, list[list[str]]]:
         """``{task: [[tag, …] per sentence]}`` for ``sentences``.
 
+        Every argument is checked before the model runs. The sentences go through the model in order, at most
+        ``batch_size`` at a time and at most ``tagging.inputs.MAX_BATCH_TOKENS`` padded token positions per call
+        (a batch of long sentences is cut shorter); a sentence's tags do not depend on its batch-mates.
+
         Args:
-            sentences: token lists, or strings (split on whitespace).
-            tasks: the tasks to tag. Defaults to None (all of ``task_names``).
-            batch_size: int, sentences per model call. Defaults to 64.
+            sentences: a list of sentences: token lists, or strings (split on whitespace); each 1 to
+                ``MAX_SENTENCE_TOKENS`` (1,000) tokens. A str alone is refused: wrap one sentence in a list.
+            tasks: a list of the tasks to tag. Defaults to None (all of ``task_names``).
+            batch_size: int in ``[1, 65,536]``, the most sentences per model call. Defaults to 64.
 
         Raises:
             ValueError: the model has no vocabulary (train it with ``train_multitask_tagger`` / ``train_taglm``
-                or load it), or an empty sentence.
+                or load it); a bad ``batch_size``; ``tasks`` naming a task the tagger was not trained on;
+                ``sentences`` a str, or holding an empty or over-long sentence (its index and length named).
         """
         if self.vocabulary is None:
             raise ValueError("the tagger has no vocabulary; train it with train_multitask_tagger / train_taglm "
                              "or load a saved one")
-        sentences = [s.split() if isinstance(s, str) else list(s) for s in sentences]
-        tasks = list(tasks or self.task_names)
+        batch_size = check_batch_size(batch_size)
+        tasks = checked_task_names(tasks, self.task_names)
+        sentences = checked_sentences(sentences)
         results: dict[str, list[list[str]]] = {task: [] for task in tasks}
-        for start in range(0, len(sentences), batch_size):
-            batch = sentences[start : start + batch_size]
+        for start, stop in bounded_batches([len(s) for s in sentences], batch_size):
+            batch = sentences[start:stop]
             ids = self.tag_ids(self.vocabulary.encode_inputs(batch))
             lengths = [len(s) for s in batch]
             for task in tasks:

@@ -21,8 +21,10 @@ from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks,
 from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.tagging.batches import TaskBatches
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
+from elmo_keras.tagging.inputs import check_batch_tokens, check_mapping_tasks, checked_examples
+from elmo_keras.tagging.layers import HEAD_KINDS
 from elmo_keras.tagging.multitask import MultiTaskTagger
-from elmo_keras.tagging.schemes import allowed_transitions
+from elmo_keras.tagging.schemes import SCHEME_PREFIXES, allowed_transitions
 from elmo_keras.tagging.taglm import TagLM
 
 
@@ -82,24 +84,36 @@ def train_multitask_tagger(tasks: Mapping[str, Sequence[Example]], heads: str | 
         The model with ``vocabulary`` (``TaggingVocabulary``), ``config`` and ``training_summary``.
 
     Raises:
-        ValueError: no tasks, a task without examples, a sentence whose tags do not match its tokens, a bad
-            setting. TrainingDivergedError: the loss became NaN or infinite.
+        ValueError: before any training, naming the argument: no tasks, a task without examples, a sentence
+            whose tags do not match its tokens or longer than ``tagging.inputs.MAX_SENTENCE_TOKENS`` (1,000), a
+            ``batch_size`` whose batches could exceed ``MAX_BATCH_TOKENS`` (65,536) padded positions, ``heads``
+            or ``schemes`` naming a task without examples, a scheme for a softmax head or one that does not fit
+            the task's tags, a bad setting. TrainingDivergedError: the loss became NaN or infinite.
     """
     config = (config or TaggerConfig()).replace(**overrides)
-    examples = _checked_tasks(tasks)
-    head_kinds = {task: heads for task in examples} if isinstance(heads, str) else dict(heads)
+    examples = _checked_tasks(tasks, config.batch_size)
+    if isinstance(heads, str):
+        heads = {task: _checked_kind(heads, "heads") for task in examples}
+    head_kinds = {task: _checked_kind(kind, f"heads[{task!r}]")
+                  for task, kind in check_mapping_tasks(heads, "heads", list(examples)).items()}
+    schemes = check_mapping_tasks(schemes, "schemes", list(examples))
+    for task, scheme in schemes.items():
+        _checked_scheme(scheme, f"schemes[{task!r}]")
+        if head_kinds.get(task, "softmax") != "crf":
+            raise ValueError(f"schemes names task {task!r}, whose head is softmax: a scheme constrains a CRF head; "
+                             f"pass heads={{{task!r}: 'crf'}} too, or leave {task!r} out of schemes")
     bilm_layer, bilm_vocabulary = _resolve_bilm(bilm)
     vocabulary = TaggingVocabulary.from_examples(examples, min_count=config.min_count, lowercase=config.lowercase,
                                                  use_chars=config.char_dim > 0, use_bilm=bilm_layer is not None,
                                                  bilm_vocabulary=bilm_vocabulary)
-    constraints = {task: allowed_transitions(scheme, vocabulary.labels[task])
-                   for task, scheme in (schemes or {}).items()}
+    constraints = {task: _constraints(scheme, vocabulary.labels[task], f"schemes[{task!r}]")
+                   for task, scheme in schemes.items()}
     keras.utils.set_random_seed(int(seed))
     model = MultiTaskTagger({task: len(labels) for task, labels in vocabulary.labels.items()}, len(vocabulary.words),
                             word_dim=config.word_dim, char_dim=config.char_dim, bilm=bilm_layer,
                             bilm_mode=config.bilm_mode, units=config.units, dropout=config.dropout,
                             head_kinds=head_kinds, constraints=constraints, name="multitask_tagger")
-    return _fit(model, examples, vocabulary, config, seed, callbacks, verbose, schemes or {})
+    return _fit(model, examples, vocabulary, config, seed, callbacks, verbose, schemes)
 
 
 def train_taglm(examples: Sequence[Example], bilm=None, config: TaggerConfig | None = None, head: str = "crf",
@@ -121,16 +135,25 @@ def train_taglm(examples: Sequence[Example], bilm=None, config: TaggerConfig | N
 
     Returns:
         The ``TagLM`` with ``vocabulary``, ``config`` and ``training_summary``.
+
+    Raises:
+        ValueError, TrainingDivergedError: as ``train_multitask_tagger`` (``head``, ``scheme`` and ``task``
+            named).
     """
     config = (config or TaggerConfig(bilm_mode="top")).replace(**overrides)
-    data = _checked_tasks({task: examples})
+    if not isinstance(task, str) or not task:
+        raise ValueError(f"task must be a non-empty str (the task's name), received {task!r}")
+    head = _checked_kind(head, "head")
+    if scheme is not None:
+        _checked_scheme(scheme, "scheme")
+    data = _checked_tasks({task: examples}, config.batch_size)
     bilm_layer, bilm_vocabulary = _resolve_bilm(bilm)
     vocabulary = TaggingVocabulary.from_examples(data, min_count=config.min_count, lowercase=config.lowercase,
                                                  use_chars=config.char_dim > 0, use_bilm=bilm_layer is not None,
                                                  bilm_vocabulary=bilm_vocabulary)
     constraints = None
     if scheme is not None and head == "crf":
-        constraints = allowed_transitions(scheme, vocabulary.labels[task])
+        constraints = _constraints(scheme, vocabulary.labels[task], "scheme")
     keras.utils.set_random_seed(int(seed))
     model = TagLM(len(vocabulary.labels[task]), len(vocabulary.words), word_dim=config.word_dim,
                   char_dim=config.char_dim, bilm=bilm_layer, bilm_mode=config.bilm_mode, units=config.units,
@@ -158,29 +181,42 @@ def _fit(model, examples, vocabulary, config, seed, callbacks, verbose, schemes)
     return model
 
 
-def _checked_tasks(tasks: Mapping[str, Sequence[Example]]) -> dict[str, list[tuple[list[str], list[str]]]]:
-    """``{task: [(tokens, tags)]}`` as lists, checked: tasks present, sentences non-empty, one tag per token."""
+def _checked_tasks(tasks: Mapping[str, Sequence[Example]],
+                   batch_size: int) -> dict[str, list[tuple[list[str], list[str]]]]:
+    """``{task: [(tokens, tags)]}`` as lists, checked (``tagging.inputs.checked_examples``): tasks present,
+    sentences of 1 to ``MAX_SENTENCE_TOKENS`` tokens with one tag each, and no batch of ``batch_size`` sentences
+    over ``MAX_BATCH_TOKENS`` padded positions."""
     if not isinstance(tasks, Mapping) or not tasks:
         raise ValueError("tasks must be a non-empty dict {task: [(tokens, tags), ...]}")
     checked = {}
     for task, examples in tasks.items():
-        rows = []
-        for index, example in enumerate(examples):
-            try:
-                tokens, tags = example
-            except (TypeError, ValueError):
-                raise ValueError(f"task {task!r}: example {index} must be a (tokens, tags) pair, received "
-                                 f"{example!r:.80}") from None
-            tokens = tokens.split() if isinstance(tokens, str) else list(tokens)
-            tags = tags.split() if isinstance(tags, str) else list(tags)
-            if not tokens or len(tokens) != len(tags):
-                raise ValueError(f"task {task!r}: example {index} has {len(tokens)} tokens and {len(tags)} tags; "
-                                 "every sentence needs one tag per token")
-            rows.append((tokens, tags))
+        rows = checked_examples(task, examples)
         if not rows:
             raise ValueError(f"task {task!r} has no examples")
         checked[str(task)] = rows
+    check_batch_tokens(batch_size, checked)
     return checked
+
+
+def _checked_kind(kind, name: str) -> str:
+    if kind not in HEAD_KINDS:
+        raise ValueError(f"{name} must be one of {HEAD_KINDS} (or, for heads, a dict {{task: kind}}), "
+                         f"received {kind!r:.60}")
+    return kind
+
+
+def _checked_scheme(scheme, name: str) -> str:
+    if scheme not in SCHEME_PREFIXES:
+        raise ValueError(f"{name} must be one of {sorted(SCHEME_PREFIXES)}, received {scheme!r:.60}")
+    return scheme
+
+
+def _constraints(scheme: str, labels, name: str):
+    """``allowed_transitions(scheme, labels)``; a label outside the scheme is a ``ValueError`` naming ``name``."""
+    try:
+        return allowed_transitions(scheme, labels)
+    except ValueError as error:
+        raise ValueError(f"{name} = {scheme!r} does not fit the task's tags: {error}") from None
 
 
 def _resolve_bilm(bilm) -> tuple[BiLM | None, object]:

@@ -1,7 +1,7 @@
 """Read and write tagged sentences: CoNLL-style column files and CoNLL-U.
 
 **CoNLL-style files** (``read_conll``, ``read_conll_sentences``, ``write_conll``), UTF-8 (a leading byte-order
-mark is dropped; ``\\n`` or ``\\r\\n`` line ends)::
+mark is dropped; ``\\n``, ``\\r\\n`` and lone ``\\r`` line ends, as every reader here reads them)::
 
     # id = 1
     # split = train
@@ -21,8 +21,10 @@ mark is dropped; ``\\n`` or ``\\r\\n`` line ends)::
   precedes (``read_conll_sentences`` returns it); other comments, and comments after the last sentence, are
   ignored. A token ``#`` is still a token: ``#<TAB>SYM`` does not start with ``"# "``.
 
-**CoNLL-U** (``read_conllu``): parsed by the ``conllu`` package; multi-word token ranges (ids ``1-2``) and empty
-nodes (ids ``1.1``) are skipped, so the tokens are the syntactic words, one tag per word.
+**CoNLL-U** (``read_conllu``): parsed by the ``conllu`` package. The tokens are the syntactic words, one tag per
+word: a multi-word token's range line (``2-3 don't``) is replaced by its words (``2 do``, ``3 n't``), which must
+follow it, each on its own line; a range whose words are missing or out of order is an error (its text would
+be lost). Empty nodes (ids ``1.1``) are skipped.
 
 Every error names the file and, where there is one, the 1-based line: ``ValueError`` for content (not UTF-8:
 the byte offset too; too few columns; no sentences; malformed CoNLL-U; a missing tag),
@@ -44,6 +46,8 @@ PathLike = str | os.PathLike
 COMMENT_PREFIX = "# "
 CONLLU_MISSING = "_"  # CoNLL-U's "no value"
 _COLUMN_SEPARATOR = re.compile(r"[\t ]+")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
 class ConllSentence(NamedTuple):
@@ -163,8 +167,9 @@ def read_conllu(path: PathLike, column: str = "upos",
                 allow_missing: bool = False) -> list[tuple[list[str], list[str]]]:
     """The ``(tokens, tags)`` pairs of a CoNLL-U file: the ``form`` column and the ``column`` column.
 
-    Multi-word token ranges (``1-2``) and empty nodes (``1.1``) are skipped; blocks holding only comments
-    (a CoNLL-U Plus ``# global.columns`` line) are skipped too.
+    A multi-word token range (``2-3 don't``) gives way to its syntactic words (``do``, ``n't``), which must follow
+    it; empty nodes (``1.1``) are skipped; blocks holding only comments (a CoNLL-U Plus ``# global.columns``
+    line) are skipped too.
 
     Args:
         path: the file.
@@ -180,7 +185,8 @@ def read_conllu(path: PathLike, column: str = "upos",
         FileNotFoundError, IsADirectoryError: ``path`` is not a file.
         ValueError: naming the file and line: not UTF-8, a line ``conllu`` cannot parse (the first such line of
             the sentence; the sentence's first line if no single line fails), a word without an integer id, a
-            word without ``column`` or with a missing value (naming the sentence and the token), a
+            multi-word token range not followed by its words, a word without ``column`` or with a missing value
+            (naming the sentence and the token), a
             ``column`` holding structured values (``feats``, ``head``), or no sentences.
     """
     if not isinstance(column, str) or not column:
@@ -209,13 +215,18 @@ def _conllu_example(path: PathLike, sentence: conllu.TokenList, word_lines: list
     """The forms and ``column`` values of one parsed sentence's syntactic words (token ``i`` is on
     ``word_lines[i]``)."""
     tokens, tags = [], []
+    words = _MultiwordWords(path, name)
     for token, number in zip(sentence, word_lines):
         where = f"{path} line {number}: {name}, token {token.get('form')!r}"
         token_id = token.get("id")
-        if isinstance(token_id, tuple):  # (1, "-", 2): multi-word token range; (1, ".", 1): empty node
+        if isinstance(token_id, tuple) and len(token_id) == 3 and token_id[1] == "-":  # (2, "-", 3): a range
+            words.open(token_id, token.get("form"), number)
+            continue
+        if isinstance(token_id, tuple):  # (1, ".", 1): an empty node
             continue
         if not isinstance(token_id, int):
             raise ValueError(f"{where}: the id must be an integer, a range 1-2 or an empty node 1.1")
+        words.word(token_id)
         if column not in token:
             raise ValueError(f"{where}: no {column!r} column ({len(token)} columns on the line)")
         value = token[column]
@@ -228,7 +239,41 @@ def _conllu_example(path: PathLike, sentence: conllu.TokenList, word_lines: list
             raise ValueError(f"{where}: column {column!r} holds {type(value).__name__} values, not tags")
         tokens.append(token["form"])
         tags.append(value)
+    words.close()
     return tokens, tags
+
+
+class _MultiwordWords:
+    """Checks that each multi-word token range ``a-b`` of a sentence is followed by its words ``a, …, b``."""
+
+    def __init__(self, path: PathLike, name: str):
+        self.path, self.name = path, name
+        self.expected: list[int] = []
+        self.range = None  # (first, last, form, line) of the open range
+
+    def open(self, token_id: tuple, form, number: int) -> None:
+        self.close()
+        first, _, last = token_id
+        self.range = (first, last, form, number)
+        self.expected = list(range(first, last + 1))
+        if len(self.expected) < 2:
+            self._fail(f"the range {first}-{last} must span at least two words")
+
+    def word(self, token_id: int) -> None:
+        if self.expected:
+            if token_id != self.expected[0]:
+                self._fail(f"found word {token_id} where word {self.expected[0]} must follow")
+            self.expected.pop(0)
+
+    def close(self) -> None:
+        if self.expected:
+            self._fail(f"word {self.expected[0]} is missing")
+
+    def _fail(self, problem: str):
+        first, last, form, number = self.range
+        raise ValueError(f"{self.path} line {number}: {self.name}, multi-word token {first}-{last} {form!r} must be "
+                         f"followed by its words {first} to {last}, one per line: {problem} (its text would be "
+                         "lost)")
 
 
 def _blocks(lines: list[str]) -> list[list[tuple[int, str]]]:
@@ -271,7 +316,8 @@ def _comment(index: int, key: str, value: str) -> str:
 
 
 def _read_lines(path: PathLike) -> list[str]:
-    """The lines of a UTF-8 text file without line ends (``\\n`` or ``\\r\\n``); a leading BOM is dropped."""
+    """The lines of a UTF-8 text file without line ends (``\\n``, ``\\r\\n`` or a lone ``\\r``: a file saved with
+    old Mac line ends is not one long line); a leading BOM is dropped."""
     if os.path.isdir(path):
         raise IsADirectoryError(f"{os.fspath(path)} is a directory, not a tagged text file")
     if not os.path.isfile(path):
@@ -281,9 +327,14 @@ def _read_lines(path: PathLike) -> list[str]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
+        line = len(_LINE_END_BYTES.split(data[: error.start]))
         raise ValueError(
             f"{os.fspath(path)} line {line}: not valid UTF-8 at byte offset {error.start} "
             f"(byte 0x{data[error.start]:02x}): {error.reason}"
         ) from None
-    return [line.removesuffix("\r") for line in text.split("\n")]
+    return split_lines(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` cut at ``\\r\\n``, ``\\n`` and lone ``\\r`` line ends (only these), without them."""
+    return _LINE_END.split(text)

@@ -29,7 +29,7 @@ def read_json_file(path: str | os.PathLike, what: str):
 
     Raises:
         FileNotFoundError: ``"{what} file not found: {path}"``.
-        ValueError: not UTF-8 JSON (``"{path} is not a JSON {what} file: …"``).
+        ValueError: not UTF-8 JSON, or nested too deeply to parse (``"{path} is not a JSON {what} file: …"``).
     """
     try:
         with open(path, encoding="utf-8") as handle:
@@ -38,6 +38,8 @@ def read_json_file(path: str | os.PathLike, what: str):
         raise FileNotFoundError(f"{what} file not found: {path}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path} is not a JSON {what} file: {error}") from None
+    except RecursionError:  # e.g. '[' * 100000: Python's parser recurses once per level
+        raise ValueError(f"{path} is not a JSON {what} file: nested too deeply to read") from None
 
 
 def check_vocabulary_limits(min_count, max_size) -> tuple[int, int | None]:
@@ -61,6 +63,10 @@ class Vocabulary:
         lowercase: bool, if True, lookups lowercase the token first (the word-level toy models use this); the
             tokens must then be lowercase. Defaults to False.
 
+    Attributes:
+        source: str, the file the vocabulary was read from (``load``, ``read_bilm_vocabulary``), which messages
+            about it name; None otherwise. Not part of equality.
+
     Raises:
         ValueError: an empty or non-str token, a duplicate, or a token with capitals in a lowercase vocabulary.
 
@@ -74,6 +80,7 @@ class Vocabulary:
 
     def __init__(self, tokens: Sequence[str] = (), lowercase: bool = False):
         self.lowercase = bool(lowercase)
+        self.source: str | None = None
         self._id_to_token: list[str] = list(SPECIAL_TOKENS)
         self._token_to_id: dict[str, int] = {token: i for i, token in enumerate(SPECIAL_TOKENS)}
         for token in tokens:
@@ -216,4 +223,6 @@ class Vocabulary:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Vocabulary":
         """Read a vocabulary written by ``save``; errors name the file."""
-        return cls.from_dict(read_json_file(path, "vocabulary"), source=str(path))
+        vocabulary = cls.from_dict(read_json_file(path, "vocabulary"), source=str(path))
+        vocabulary.source = str(path)
+        return vocabulary

@@ -125,7 +125,9 @@ def read_bilm_vocabulary(path: str | os.PathLike, lowercase: bool = False,
     if require_special_tokens and missing:
         raise VocabularyFileError(f"{path} lacks {', '.join(missing)}; bilm-tf trains only with <S>, </S> and "
                                   "<UNK> in the vocabulary file (write it with write_bilm_vocabulary)")
-    return Vocabulary(tokens, lowercase=lowercase)
+    vocabulary = Vocabulary(tokens, lowercase=lowercase)
+    vocabulary.source = path
+    return vocabulary
 
 
 def _line_token(raw: bytes, path: str, number: int) -> str:

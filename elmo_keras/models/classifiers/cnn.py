@@ -15,7 +15,10 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.decoding._checks import check_token_ids
+from elmo_keras.limits import check_length
 from elmo_keras.models.classifiers.base import TextClassifier
+from elmo_keras.models.classifiers.encoding import MAX_CLASSIFIER_TOKENS, PREDICT_BATCH_SIZE
 from elmo_keras.models.classifiers.ngram_filters import NgramFilters
 from elmo_keras.text.vocabulary import PAD_ID
 
@@ -111,8 +114,19 @@ class CNNTextClassifier(TextClassifier):
 
     def filter_responses(self, ids) -> FilterResponses:
         """Every filter's feature map and the window where its max is, for int `(batch, time)` ids (see
-        ``FilterResponses``)."""
-        responses = self._responses(np.asarray(ids, dtype=np.int32))
+        ``FilterResponses``): at most ``PREDICT_BATCH_SIZE`` sentences of ``MAX_CLASSIFIER_TOKENS`` ids.
+
+        Raises:
+            ValueError: ``ids`` is not 2-D, too large, or holds an id outside ``[0, vocab_size)`` (named), before
+                the model runs.
+        """
+        ids = np.asarray(ids)
+        if ids.ndim != 2 or 0 in ids.shape:
+            raise ValueError(f"ids must be int (batch, time) with batch, time >= 1, received shape {ids.shape}; "
+                             "encode sentences with encode_sentences(sentences, model.vocabulary)")
+        check_length("ids", len(ids), PREDICT_BATCH_SIZE, "sentences", "pass the sentences in slices")
+        check_length("ids", ids.shape[1], MAX_CLASSIFIER_TOKENS, "tokens per sentence", "shorten the sentences")
+        responses = self._responses(check_token_ids("ids", ids, self.vocab_size))
         maps = []
         for r in responses:
             values = ops.convert_to_numpy(r["feature_maps"]).astype(np.float64)

@@ -28,7 +28,8 @@ def evaluate_classifier(model, sentences=None, labels=None, split: str = "heldou
     if sentences is None:
         sentences, labels, _ = load_sentiment(split)
         patterns = np.array(sentiment_patterns(split))
-    hits = np.argmax(class_probabilities(model, sentences), axis=-1) == encode_labels(labels, model.class_names)
+    targets = encode_labels(labels, model.class_names)  # checked before the model runs
+    hits = np.argmax(class_probabilities(model, sentences), axis=-1) == targets
     result = {"accuracy": float(hits.mean()), "num_sentences": int(len(hits))}
     if patterns is not None:
         result["by_pattern"] = {p: float(hits[patterns == p].mean()) for p in dict.fromkeys(patterns)}

@@ -12,10 +12,9 @@ from elmo_keras.data.sentiment import load_sentiment
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
 from elmo_keras.models.classifiers.cnn import CNNTextClassifier
 from elmo_keras.models.classifiers.config import ClassifierConfig
-from elmo_keras.models.classifiers.encoding import encode_labels, encode_sentences
+from elmo_keras.models.classifiers.encoding import checked_sentences, encode_labels, encode_sentences
 from elmo_keras.models.classifiers.rnn import RNNTextClassifier
 from elmo_keras.models.optimizer import DenseGradientAdam
-from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
 
 
@@ -33,7 +32,8 @@ def train_text_classifier(kind: str | None = None, sentences=None, labels=None, 
     Args:
         kind: ``"cnn"``, ``"rnn-last"`` or ``"rnn-pooled"``; overrides ``config.kind``. Defaults to None (the
             config's, ``"cnn"``).
-        sentences: sentences (strings or token lists); default: the toy sentiment corpus's training split.
+        sentences: sentences (strings or token lists) of at most ``MAX_CLASSIFIER_TOKENS`` tokens; default: the toy
+            sentiment corpus's training split.
         labels: one label (str) per sentence; required with ``sentences``.
         class_names: the classes in id order. Defaults to None (the toy corpus's, else the sorted labels).
         config: a ``ClassifierConfig`` (or its dict). Defaults to None (``ClassifierConfig()``).
@@ -48,8 +48,8 @@ def train_text_classifier(kind: str | None = None, sentences=None, labels=None, 
         The model, with ``vocabulary``, ``config`` and ``training_summary`` (history, seconds, seed) set.
 
     Raises:
-        ValueError: no sentences, ``labels`` missing or of another length, a label outside ``class_names``, or a
-            bad config field.
+        ValueError: no sentences, one over ``MAX_CLASSIFIER_TOKENS`` (named, with its length), ``labels`` missing
+            or of another length, a label outside ``class_names``, or a bad config field; all before any work.
         TypeError: a sentence that is neither a str nor a list of str tokens (named by its index).
     """
     config = config if isinstance(config, ClassifierConfig) else ClassifierConfig.from_dict(config or {})
@@ -57,7 +57,7 @@ def train_text_classifier(kind: str | None = None, sentences=None, labels=None, 
     if sentences is None:
         sentences, labels, default_names = load_sentiment("train")
         class_names = class_names or default_names
-    sentences = as_token_lists(sentences, "sentences")
+    sentences = checked_sentences(sentences)
     if labels is None or len(labels) != len(sentences):
         raise ValueError(f"labels must give one label per sentence ({len(sentences)}), received "
                          f"{'none' if labels is None else len(labels)}")

@@ -7,12 +7,13 @@ import numpy as np
 from keras import ops
 
 from elmo_keras.data.dialogue import dialogue_examples
+from elmo_keras.limits import check_batch_size
 from elmo_keras.models.dialogue.encoding import encode_dialogues
 from elmo_keras.models.dialogue.hred import response_cross_entropy
 from elmo_keras.models.dialogue.vhred import VHRED
 
 
-def evaluate_dialogue_model(model, examples=None, seed: int = 0) -> dict:
+def evaluate_dialogue_model(model, examples=None, seed: int = 0, batch_size: int = 64) -> dict:
     """Teacher-forced held-out scores, per real response token (``</S>`` included).
 
     HRED: ``nll_per_token`` (exact) and ``perplexity = exp(nll_per_token)``. VHRED: ``reconstruction_per_token``
@@ -23,26 +24,40 @@ def evaluate_dialogue_model(model, examples=None, seed: int = 0) -> dict:
 
     Args:
         model: an ``HRED`` or ``VHRED`` carrying its ``vocabulary``.
-        examples: ``[(history turns, response)]``. Defaults to None (the toy corpus's ``heldout`` split).
+        examples: ``[(history turns, response)]``, within the bounds of ``encoding.checked_dialogues``. Defaults
+            to None (the toy corpus's ``heldout`` split).
         seed: int, seeds VHRED's ``ε``. Defaults to 0.
+        batch_size: int, dialogues the model reads at once (the scores do not depend on it). Defaults to 64.
+
+    Raises:
+        ValueError: a bad ``batch_size``, or a dialogue ``encoding.checked_dialogues`` refuses, before any work.
     """
+    batch_size = check_batch_size(batch_size)
     examples = dialogue_examples("heldout") if examples is None else examples
     inputs, response_out = encode_dialogues(examples, model.vocabulary)
     tokens = float((response_out != model.pad_id).sum())
+    vhred = isinstance(model, VHRED)
+    noise = np.random.default_rng(seed).standard_normal((len(examples), model.latent_dim)).astype(np.float32) \
+        if vhred else None
+    totals = {"nll": 0.0, "kl": 0.0, "prior": 0.0}
+    for start in range(0, len(examples), batch_size):
+        rows = slice(start, start + batch_size)
+        batch = {key: value[rows] for key, value in inputs.items()}
 
-    def per_token(logits):
-        sums, _ = response_cross_entropy(response_out, logits, model.pad_id)
-        return float(ops.convert_to_numpy(ops.sum(sums))) / tokens
+        def summed(logits, rows=rows):
+            sums, _ = response_cross_entropy(response_out[rows], logits, model.pad_id)
+            return float(ops.convert_to_numpy(ops.sum(sums)))
 
-    if not isinstance(model, VHRED):
-        nll = per_token(model(inputs, training=False))
+        if not vhred:
+            totals["nll"] += summed(model(batch, training=False))
+            continue
+        out = model({**batch, "noise": noise[rows]}, training=False)
+        totals["nll"] += summed(out["logits"])
+        totals["kl"] += float(ops.convert_to_numpy(ops.sum(out["kl"])))
+        totals["prior"] += summed(model.decode_sequence(model.decoder_states(model.encode_context(batch["history"])),
+                                                        batch["response_in"]))
+    nll, kl, prior = (totals[key] / tokens for key in ("nll", "kl", "prior"))
+    if not vhred:
         return {"nll_per_token": nll, "perplexity": float(np.exp(nll)), "num_dialogues": len(examples)}
-    noise = np.random.default_rng(seed).standard_normal((len(examples), model.latent_dim)).astype(np.float32)
-    out = model({**inputs, "noise": noise}, training=False)
-    reconstruction = per_token(out["logits"])
-    kl = float(ops.convert_to_numpy(ops.sum(out["kl"]))) / tokens
-    prior_logits = model.decode_sequence(model.decoder_states(model.encode_context(inputs["history"])),
-                                         inputs["response_in"])
-    return {"reconstruction_per_token": reconstruction, "kl_per_token": kl, "elbo_per_token": reconstruction + kl,
-            "perplexity": float(np.exp(reconstruction + kl)), "prior_mean_nll_per_token": per_token(prior_logits),
-            "num_dialogues": len(examples)}
+    return {"reconstruction_per_token": nll, "kl_per_token": kl, "elbo_per_token": nll + kl,
+            "perplexity": float(np.exp(nll + kl)), "prior_mean_nll_per_token": prior, "num_dialogues": len(examples)}

@@ -3,6 +3,11 @@
 Each function builds a ``next_log_probs(prefixes) -> (n, vocab)`` for one context (``model.log_prob_fn``) and hands
 it to ``greedy``, ``beam_search`` or ``sample``; VHRED draws ``z ~ p(z | c)`` first (seeded) and decodes each
 ``z`` greedily, so the variety of its replies comes from ``z`` alone. ``distinct_n`` measures that variety.
+
+Every argument is checked before the model reads anything: the history (``check_history_ids``: ids in the
+vocabulary, not only padding, within ``MAX_HISTORY_TURNS`` × ``MAX_UTTERANCE_TOKENS``) and the sizes (``max_len`` ≤
+``MAX_DECODE_LENGTH``; ``beam_size`` / ``num_samples`` × ``max_len`` ≤ ``MAX_DECODE_TOKENS`` and × the vocabulary
+≤ ``MAX_DECODE_CANDIDATES``; VHRED decodes each ``z`` on its own, so at most ``MAX_LATENT_SAMPLES`` of them).
 """
 
 from __future__ import annotations
@@ -14,9 +19,12 @@ from keras import ops
 
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.decoding import beam_search, greedy, sample
+from elmo_keras.decoding._checks import check_candidates, check_int, check_max_len, check_rows, check_sampling_args
 from elmo_keras.decoding.hypothesis import Hypothesis
+from elmo_keras.models.dialogue.encoding import check_history_ids
 
 MAX_RESPONSE_TOKENS = 12  # </S> included; the toy replies have at most 7 words
+MAX_LATENT_SAMPLES = 1_000  # latent_responses: one greedy decode per z
 
 
 @dataclass(frozen=True)
@@ -34,12 +42,24 @@ def as_response(hypothesis: Hypothesis, vocabulary) -> Response:
 
 
 def greedy_response(model, history, max_len: int = MAX_RESPONSE_TOKENS) -> Response:
-    """The greedy reply of ``model`` (HRED, or VHRED at the prior's mean) to int `(turns, words)` ``history``."""
+    """The greedy reply of ``model`` (HRED, or VHRED at the prior's mean) to int `(turns, words)` ``history``.
+
+    Raises:
+        ValueError: a bad ``max_len`` or ``history`` (see the module docstring), before any work.
+    """
+    max_len = check_max_len(max_len)
     return as_response(greedy(model.log_prob_fn(history), model.bos_id, model.eos_id, max_len), model.vocabulary)
 
 
 def beam_responses(model, history, beam_size: int = 5, max_len: int = MAX_RESPONSE_TOKENS) -> list[Response]:
-    """The ``beam_size`` best replies by beam search (best first)."""
+    """The ``beam_size`` best replies by beam search (best first).
+
+    Raises:
+        ValueError: a bad size or ``history`` (see the module docstring), before any work.
+    """
+    max_len = check_max_len(max_len)
+    beam_size = check_rows("beam_size", beam_size, max_len)
+    check_candidates("beam_size", beam_size, model.vocab_size)
     hypotheses = beam_search(model.log_prob_fn(history), model.bos_id, model.eos_id, max_len, beam_size)
     return [as_response(h, model.vocabulary) for h in hypotheses]
 
@@ -48,7 +68,15 @@ def sampled_responses(model, history, num_samples: int, seed: int = 0, temperatu
                       top_k: int | None = None, top_p: float | None = None,
                       max_len: int = MAX_RESPONSE_TOKENS) -> list[Response]:
     """``num_samples`` replies drawn word by word (ancestral sampling with the given cuts), reproducible for
-    ``seed``."""
+    ``seed``.
+
+    Raises:
+        ValueError: a bad size, cut or ``history`` (see the module docstring), before any work.
+    """
+    max_len = check_max_len(max_len)
+    num_samples = check_rows("num_samples", num_samples, max_len)
+    check_candidates("num_samples", num_samples, model.vocab_size)
+    temperature, top_k, top_p = check_sampling_args(temperature, top_k, top_p)
     hypotheses = sample(model.log_prob_fn(history), model.bos_id, model.eos_id, max_len, temperature=temperature,
                         top_k=top_k, top_p=top_p, seed=seed, num_samples=num_samples)
     return [as_response(h, model.vocabulary) for h in hypotheses]
@@ -56,8 +84,22 @@ def sampled_responses(model, history, num_samples: int, seed: int = 0, temperatu
 
 def latent_responses(model, history, num_samples: int, seed: int = 0,
                      max_len: int = MAX_RESPONSE_TOKENS) -> list[Response]:
-    """VHRED: ``num_samples`` draws ``z ~ p(z | c)`` (seeded), each decoded greedily: one reply per ``z``."""
-    check_positive_int(num_samples, "num_samples")
+    """VHRED: ``num_samples`` draws ``z ~ p(z | c)`` (seeded), each decoded greedily: one reply per ``z``.
+
+    Raises:
+        TypeError: ``model`` is not a VHRED (it has no latent variable).
+        ValueError: ``num_samples`` outside ``[1, MAX_LATENT_SAMPLES]``, a bad ``max_len`` or ``history``, before
+            any work.
+    """
+    if not callable(getattr(model, "sample_prior", None)):
+        raise TypeError(f"latent_responses needs a VHRED (a model with a latent z), received {type(model).__name__}:"
+                        " use greedy_response, beam_responses or sampled_responses")
+    num_samples = check_int("num_samples", num_samples, 1)
+    if num_samples > MAX_LATENT_SAMPLES:
+        raise ValueError(f"num_samples = {num_samples:,} is more z draws than latent_responses decodes (at most "
+                         f"{MAX_LATENT_SAMPLES:,}, MAX_LATENT_SAMPLES: one greedy decode each): use e.g. 5–100")
+    max_len = check_max_len(max_len)
+    history = check_history_ids(history, model)
     context = model.encode_context(ops.expand_dims(history, 0))
     latents = model.sample_prior(context, num_samples, seed)
     return [as_response(greedy(model.log_prob_fn(history, z), model.bos_id, model.eos_id, max_len), model.vocabulary)

@@ -21,6 +21,7 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.models.dialogue.encoding import check_history_ids
 from elmo_keras.models.dialogue.prefix_scorer import PrefixScorer
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
@@ -232,7 +233,13 @@ class HRED(keras.Model):
 
     def log_prob_fn(self, history):
         """``fn(prefixes int (n, t)) -> float (n, vocab)`` (NumPy) for one dialogue history int `(turns, words)`:
-        what ``elmo_keras.decoding``'s strategies take."""
+        what ``elmo_keras.decoding``'s strategies take.
+
+        Raises:
+            ValueError: ``history`` is refused by ``encoding.check_history_ids`` (ids outside the vocabulary, only
+                padding, an empty turn, over the bounds), before the model reads it.
+        """
+        history = check_history_ids(history, self)
         return self.log_prob_fn_from_states(self.decoder_states(self.encode_context(ops.expand_dims(history, 0))))
 
     def log_prob_fn_from_states(self, states):

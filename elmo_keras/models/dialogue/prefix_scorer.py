@@ -2,14 +2,19 @@
 
 The decoding strategies (``elmo_keras.decoding``) call ``next_log_probs`` with whole prefixes, each the previous
 call's prefix plus one token. The scorer keeps the decoder state after every prefix it has scored, so each call
-runs one ``decode_step`` on the new last tokens instead of re-reading every prefix. A prefix whose parent it has
-not scored (a caller jumping ahead) is read in full from the context's initial states: the same numbers, slower.
+runs one ``decode_step`` on the new last tokens instead of re-reading every prefix. It keeps only the states after
+the latest call's prefixes (what the next step extends), so its memory is one step's, not the whole search's. A
+prefix whose parent it no longer holds (a caller jumping ahead, or going back) is read in full from the context's
+initial states: the same numbers, slower. Prefix ids are checked against the vocabulary before the model reads them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from keras import ops
+
+from elmo_keras.decoding._checks import MAX_DECODE_LENGTH, check_candidates, check_token_ids
+from elmo_keras.limits import check_length
 
 
 class PrefixScorer:
@@ -26,18 +31,26 @@ class PrefixScorer:
         float32 `(n, vocab_size)` NumPy log-probabilities (``<pad>`` and ``<S>`` at −inf).
 
     Raises:
-        ValueError: ``prefixes`` is not `(n, t)` with ``t ≥ 1``.
+        ValueError: ``prefixes`` is not `(n, t)` with ``t ≥ 1``, is longer than ``MAX_DECODE_LENGTH + 1`` or has more
+            rows than ``MAX_DECODE_CANDIDATES / vocab_size``, or holds an id outside ``[0, vocab_size)``.
+
+    ``vocab_size`` (the model's) lets the decoding strategies check their ids and sizes before the first call.
     """
 
     def __init__(self, model, states):
         self.model = model
+        self.vocab_size = int(model.vocab_size)
         self._initial = [ops.convert_to_numpy(s)[0] for s in states]  # each (units,)
         self._after = {(): self._initial}  # prefix → decoder states after reading it
 
     def __call__(self, prefixes) -> np.ndarray:
-        prefixes = np.asarray(prefixes, dtype=np.int32)
+        prefixes = np.asarray(prefixes)
         if prefixes.ndim != 2 or prefixes.shape[1] < 1:
             raise ValueError(f"prefixes must be int (n, t) with t >= 1, received shape {prefixes.shape}")
+        check_length("prefixes", prefixes.shape[1], MAX_DECODE_LENGTH + 1, "tokens",
+                     f"decode at most {MAX_DECODE_LENGTH} tokens (MAX_DECODE_LENGTH)")
+        check_candidates("prefixes rows", len(prefixes), self.vocab_size)
+        prefixes = check_token_ids("prefixes", prefixes, self.vocab_size)
         parents = [self._after.get(tuple(p[:-1])) for p in prefixes]
         if any(parent is None for parent in parents):  # not built step by step: read the prefixes in full
             states = [s[None] for s in self._initial]
@@ -45,6 +58,7 @@ class PrefixScorer:
         states = [np.stack([parent[i] for parent in parents]) for i in range(len(self._initial))]  # each (n, units)
         log_probs, new_states = self.model.decode_step(states, prefixes[:, -1])
         new_states = [ops.convert_to_numpy(s) for s in new_states]
+        self._after = {(): self._initial}  # this call's prefixes replace the previous call's
         for row, prefix in enumerate(prefixes):
             self._after[tuple(prefix)] = [s[row] for s in new_states]
         return ops.convert_to_numpy(log_probs).astype(np.float32)

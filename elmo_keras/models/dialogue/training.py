@@ -9,7 +9,7 @@ from elmo_keras._quiet import keras
 from elmo_keras.data.dialogue import dialogue_examples
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
 from elmo_keras.models.dialogue.config import DialogueConfig
-from elmo_keras.models.dialogue.encoding import encode_dialogues
+from elmo_keras.models.dialogue.encoding import checked_dialogues, encode_dialogues
 from elmo_keras.models.dialogue.hred import HRED
 from elmo_keras.models.dialogue.vhred import VHRED
 from elmo_keras.models.optimizer import DenseGradientAdam
@@ -19,9 +19,10 @@ MODEL_CLASSES = {"hred": HRED, "vhred": VHRED}
 
 
 def dialogue_vocabulary(examples) -> Vocabulary:
-    """A lowercase ``Vocabulary`` of every word in the histories and responses of ``examples``."""
-    return Vocabulary.from_corpus([[w for turn in history for w in turn] + list(response)
-                                   for history, response in examples], lowercase=True)
+    """A lowercase ``Vocabulary`` of every word in the histories and responses of ``examples`` (turns and responses
+    as strings or word lists; see ``checked_dialogues``)."""
+    return Vocabulary.from_corpus([[w for turn in history for w in turn] + response
+                                   for history, response in checked_dialogues(examples)], lowercase=True)
 
 
 def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConfig | dict | None = None,
@@ -30,8 +31,9 @@ def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConf
 
     Args:
         kind: ``"hred"`` or ``"vhred"`` (overrides ``config.kind``).
-        examples: ``[(history turns, response)]`` (word lists or strings); default: the toy corpus's ``train``
-            split (``elmo_keras.data.dialogue``).
+        examples: ``[(history turns, response)]`` (word lists or strings), at most ``MAX_HISTORY_TURNS`` turns
+            and ``MAX_UTTERANCE_TOKENS`` words per turn or response (checked first); default: the toy corpus's
+            ``train`` split (``elmo_keras.data.dialogue``).
         config: a ``DialogueConfig`` (or its dict). Defaults to None (``DialogueConfig()``).
         seed: int, seeds Python, NumPy and the backend (weights, shuffling, word dropout, ``ε``). Defaults to 0.
         vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``examples``).
@@ -43,7 +45,8 @@ def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConf
         The model, with ``vocabulary``, ``config`` and ``training_summary`` (per-epoch history, seconds).
 
     Raises:
-        ValueError: no examples, an empty turn or response, a history without turns, or a bad config field.
+        ValueError: no examples, an empty turn or response, a history without turns, a dialogue over the bounds
+            (named, with its length and the limit), or a bad config field.
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     config = config if isinstance(config, DialogueConfig) else DialogueConfig.from_dict(config or {})
@@ -51,8 +54,9 @@ def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConf
     if examples is None:
         examples = dialogue_examples("train")
         vocabulary = vocabulary or dialogue_vocabulary(dialogue_examples("all"))
-    inputs, response_out = encode_dialogues(examples, vocabulary or dialogue_vocabulary(examples))
+    examples = checked_dialogues(examples)  # every bound, before a vocabulary, an array or a model is built
     vocabulary = vocabulary or dialogue_vocabulary(examples)
+    inputs, response_out = encode_dialogues(examples, vocabulary)
     adapters = as_keras_callbacks(callbacks)
 
     keras.utils.set_random_seed(int(seed))

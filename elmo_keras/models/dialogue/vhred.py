@@ -18,6 +18,8 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES
+from elmo_keras.models.dialogue.encoding import check_history_ids
 from elmo_keras.models.dialogue.gaussian import gaussian_kl, kl_weight, reparameterize
 from elmo_keras.models.dialogue.hred import HRED, response_cross_entropy
 
@@ -145,15 +147,20 @@ class VHRED(HRED):
     # -- inference -----------------------------------------------------------------------------------------
     def sample_prior(self, context, num_samples: int, seed: int = 0) -> np.ndarray:
         """``num_samples`` draws of ``z ~ p(z | c)`` for one context `(1, context_units)`: float32
-        `(num_samples, latent_dim)`, reproducible for a ``seed`` (NumPy's generator draws ``ε``)."""
-        check_positive_int(num_samples, "num_samples")
+        `(num_samples, latent_dim)`, reproducible for a ``seed`` (NumPy's generator draws ``ε``); ``num_samples ×
+        latent_dim`` at most ``MAX_DECODE_CANDIDATES``."""
+        num_samples = check_positive_int(num_samples, "num_samples")
+        if num_samples * self.latent_dim > MAX_DECODE_CANDIDATES:
+            raise ValueError(f"num_samples = {num_samples:,} draws of z ({self.latent_dim} values each) are more than "
+                             f"{MAX_DECODE_CANDIDATES:,} values (MAX_DECODE_CANDIDATES): draw fewer")
         mean, log_var = (ops.convert_to_numpy(t)[0] for t in self.prior(context))
         noise = np.random.default_rng(seed).standard_normal((num_samples, self.latent_dim))
         return (mean + np.exp(0.5 * log_var) * noise).astype(np.float32)
 
     def log_prob_fn(self, history, z=None):
         """``fn(prefixes) -> (n, vocab)`` for one history int `(turns, words)` and one ``z`` `(latent_dim,)`
-        (None: the prior's mean)."""
+        (None: the prior's mean); ``history`` is checked as ``HRED.log_prob_fn`` checks it."""
+        history = check_history_ids(history, self)
         context = self.encode_context(ops.expand_dims(history, 0))
         z = None if z is None else ops.reshape(ops.convert_to_tensor(z, "float32"), (1, self.latent_dim))
         return self.log_prob_fn_from_states(self.decoder_states(context, z))

@@ -6,6 +6,7 @@ import numpy as np
 from keras import ops
 
 from elmo_keras.data.seq2seq import seq2seq_references
+from elmo_keras.decoding._checks import check_max_len, check_rows
 from elmo_keras.decoding.batched_beam import beam_search_batch
 from elmo_keras.models.seq2seq.encoding import encode_pairs
 from elmo_keras.models.seq2seq.model import Seq2Seq
@@ -20,13 +21,18 @@ def evaluate_seq2seq(model: Seq2Seq, split: str = "heldout", beam_size: int = 5,
         split: the toy corpus's sources to score: ``"heldout"``, ``"train"`` or ``"all"``. Defaults to
             ``"heldout"``.
         beam_size: int, the beam for ``beam_valid``. Defaults to 5.
-        max_len: int, most tokens decoded per source. Defaults to 20.
+        max_len: int, most tokens decoded per source (at most ``MAX_DECODE_LENGTH``). Defaults to 20.
 
     Returns:
         ``reference_token_accuracy``: teacher-forced token accuracy (``<eos>`` included) against each source's
         most frequent target; ``beam_valid`` / ``greedy_valid``: fraction of sources whose top beam-search
         (``beam_size``) / greedy output is one of its valid targets; ``num_sources``.
+
+    Raises:
+        ValueError: a bad ``beam_size`` or ``max_len`` (see ``BatchedBeamSearch``), before any work.
     """
+    max_len = check_max_len(max_len)
+    beam_size = check_rows("beam_size", beam_size, max_len)
     references = seq2seq_references(split)
     sources = list(references)
     inputs, target_out = encode_pairs([(s.split(), refs[0][0].split()) for s, refs in references.items()],

@@ -20,9 +20,13 @@ from keras import ops
 from elmo_keras._backend import id_graph_function
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.decoding._checks import MAX_DECODE_LENGTH, check_candidates, check_token_ids
+from elmo_keras.limits import check_length
+from elmo_keras.models.seq2seq.encoding import MAX_SEQ2SEQ_TOKENS
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
 
 CELLS = ("gru", "lstm")
+SCORE_TOKENS_PER_CALL = 2**16  # next_log_probs reads prefixes (with their sources) in pieces of at most this many
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -186,17 +190,26 @@ class Seq2Seq(keras.Model):
         """Next-token log-probabilities after each prefix: float32 `(n, vocab)` (NumPy).
 
         Args:
-            source: int `(source_len,)` (one source for all prefixes) or `(n, source_len)`.
-            prefixes: int `(n, t)`, each starting with ``bos_id``.
+            source: int `(source_len,)` (one source for all prefixes) or `(n, source_len)`, ``source_len`` at most
+                ``MAX_SEQ2SEQ_TOKENS``.
+            prefixes: int `(n, t)`, each starting with ``bos_id``; ``t`` at most ``MAX_DECODE_LENGTH + 1``, ``n ×
+                vocab_size`` at most ``MAX_DECODE_CANDIDATES``. The model reads them in pieces of at most
+                ``SCORE_TOKENS_PER_CALL`` tokens (sources included), so the work per call is bounded for any ``n``.
 
         Raises:
-            ValueError: ``prefixes`` is not `(n, t)` with ``t ≥ 1``, ``source`` does not match it, or a source
-                holds only padding.
+            ValueError: ``prefixes`` is not `(n, t)` with ``t ≥ 1``, ``source`` does not match it, a source
+                holds only padding, an id outside ``[0, vocab_size)`` or a size over its bound (named); all
+                checked before the model runs.
         """
-        prefixes = np.asarray(prefixes, dtype=np.int32)
-        source = np.asarray(source, dtype=np.int32)
+        prefixes, source = np.asarray(prefixes), np.asarray(source)
         if prefixes.ndim != 2 or prefixes.shape[1] < 1:
             raise ValueError(f"prefixes must be int (n, t) with t >= 1, received shape {prefixes.shape}")
+        check_length("prefixes", prefixes.shape[1], MAX_DECODE_LENGTH + 1, "tokens", "decode at most "
+                     f"{MAX_DECODE_LENGTH} tokens (MAX_DECODE_LENGTH)")
+        check_candidates("prefixes rows", len(prefixes), self.vocab_size)
+        check_length("source", source.shape[-1] if source.ndim else 0, MAX_SEQ2SEQ_TOKENS)
+        prefixes = check_token_ids("prefixes", prefixes, self.vocab_size)
+        source = check_token_ids("source", source, self.vocab_size)
         if source.ndim == 1:
             source = np.broadcast_to(source, (len(prefixes), len(source)))
         if source.ndim != 2 or len(source) != len(prefixes):
@@ -207,7 +220,10 @@ class Seq2Seq(keras.Model):
             raise ValueError("every source needs at least one word (a source of only padding has nothing to encode)")
         if self._compiled_next_log_probs is None:  # traced once, for every number and length of prefixes
             self._compiled_next_log_probs = id_graph_function(self._last_log_probs, 2)
-        return ops.convert_to_numpy(self._compiled_next_log_probs(source, prefixes))
+        rows = max(1, SCORE_TOKENS_PER_CALL // (source.shape[1] + prefixes.shape[1]))
+        parts = [ops.convert_to_numpy(self._compiled_next_log_probs(source[i : i + rows], prefixes[i : i + rows]))
+                 for i in range(0, len(prefixes), rows)]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def _last_log_probs(self, source, prefixes):
         """`(n, source_len)`, `(n, t)` → `(n, vocab)`: ``next_token_log_probs`` of the last prefix position."""
@@ -215,9 +231,25 @@ class Seq2Seq(keras.Model):
 
     def log_prob_fn(self, source):
         """``fn(prefixes) -> (n, vocab)`` for one int `(source_len,)` source: what ``elmo_keras.decoding``
-        strategies take (see ``next_log_probs``)."""
-        source = np.asarray(source, dtype=np.int32)
-        return lambda prefixes: self.next_log_probs(source, prefixes)
+        strategies take (see ``next_log_probs``). Its ``vocab_size`` lets them check their ids and sizes before
+        the first call.
+
+        Raises:
+            ValueError: ``source`` is not 1-D, holds only padding, an id outside ``[0, vocab_size)`` or more than
+                ``MAX_SEQ2SEQ_TOKENS`` tokens (checked here, before any work).
+        """
+        source = np.asarray(source)
+        if source.ndim != 1 or not (source != self.pad_id).any():
+            raise ValueError(f"source must be one source's int ids (source_len,) with at least one word, received "
+                             f"shape {source.shape}{' of only padding' if source.ndim == 1 else ''}")
+        check_length("source", len(source), MAX_SEQ2SEQ_TOKENS)
+        source = check_token_ids("source", source, self.vocab_size)
+
+        def next_log_probs(prefixes):
+            return self.next_log_probs(source, prefixes)
+
+        next_log_probs.vocab_size = self.vocab_size
+        return next_log_probs
 
     def get_config(self):
         config = super().get_config()

@@ -7,10 +7,11 @@ import time
 from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.seq2seq import seq2seq_pairs
+from elmo_keras.limits import check_length
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
 from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.models.seq2seq.config import Seq2SeqConfig
-from elmo_keras.models.seq2seq.encoding import encode_pairs
+from elmo_keras.models.seq2seq.encoding import MAX_SEQ2SEQ_TOKENS, encode_pairs
 from elmo_keras.models.seq2seq.model import Seq2Seq
 from elmo_keras.text.sentences import sentence_tokens
 from elmo_keras.text.vocabulary import Vocabulary
@@ -22,7 +23,8 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
 
     Args:
         pairs: ``[(source, target)]``, each a word list or a string (split into words by ``tokenize``, the
-            tokenizer of the rest of training); default: the toy corpus's weighted training split.
+            tokenizer of the rest of training) of at most ``MAX_SEQ2SEQ_TOKENS`` words; default: the toy corpus's
+            weighted training split.
         config: a ``Seq2SeqConfig`` (or its dict). Defaults to None (``Seq2SeqConfig()``).
         seed: int, seeds Python, NumPy and the backend (weights and shuffling). Defaults to 0.
         vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``pairs``).
@@ -36,7 +38,8 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
     Raises:
         TypeError: an item of ``pairs`` is not a ``(source, target)`` pair, a side is not a string or a list of
             str words, or ``callbacks`` is not a list (the message names the pair index).
-        ValueError: ``pairs`` is empty, a source or target has no words, or a bad config field.
+        ValueError: ``pairs`` is empty, a source or target has no words or more than ``MAX_SEQ2SEQ_TOKENS`` (named,
+            with its length), or a bad config field; all before any work.
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
     config = config if isinstance(config, Seq2SeqConfig) else Seq2SeqConfig.from_dict(config or {})
@@ -77,6 +80,8 @@ def _checked_pairs(pairs) -> list[tuple[list[str], list[str]]]:
                             f"({pair!r:.60})")
         checked.append(tuple(sentence_tokens(side, f"pairs[{index}] {role}")
                              for side, role in zip(pair, ("source", "target"))))
+        for role, words in zip(("source", "target"), checked[-1]):
+            check_length(f"pairs[{index}] {role}", len(words), MAX_SEQ2SEQ_TOKENS)
     if not checked:
         raise ValueError("pairs is empty")
     return checked
