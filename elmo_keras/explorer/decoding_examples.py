@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from elmo_keras.decoding import beam_search, exhaustive_search, filter_distribution, greedy
+from elmo_keras.decoding import beam_search, exhaustive_search, filter_distribution, greedy, sample
 from elmo_keras.decoding.worked_examples import WorkedExample, all_examples
 from elmo_keras.explorer.search_views import StepDistribution, TreeLayout, step_distribution, tree_layout
 
@@ -104,9 +104,7 @@ def _nucleus(ex: WorkedExample) -> ExampleView:
     conclusion = (f"The running total first reaches p = {p:g} at '{kept['word'].iloc[-1]}' "
                   f"({kept['running total'].iloc[-1]:.2f}), so the nucleus is exactly "
                   f"{{{', '.join(kept['word'])}}}; each is divided by {kept['P'].sum():.2f}.")
-    # A sampling trace of one step gives the same chart as the decoding page.
-    from elmo_keras.decoding import sample
-
+    # a sampling trace of one step gives the same chart as the decoding page
     _, trace = sample(ex.next_log_probs, ex.bos_id, ex.eos_id, 1, top_p=p, seed=0, return_trace=True)
     return ExampleView(ex.name, ex.title, ex.description, {f"Next-word distribution, nucleus p = {p:g}": table},
                        conclusion, distribution=step_distribution(trace, 0, 0, ex.vocabulary))
