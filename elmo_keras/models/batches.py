@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_keras._backend import gathered_batches, generated_batches, padded_time
+from elmo_keras._backend import gathered_batches, generated_batches, padded_time, trains_from_tf_data
 from elmo_keras._quiet import keras
 from elmo_keras.data.streaming import encoded_batch
 from elmo_keras.text.batching import lm_inputs_and_targets
@@ -140,7 +140,7 @@ def training_batches(batches: ShuffledBatches, epochs: int, start_step: int = 0)
     start_epoch, offset = divmod(int(start_step), len(batches))
     longest = max(len(s) for s in batches.sentences) + 2
     row_bytes = longest * (MAX_CHARS_PER_TOKEN if batches.token_input == "char" else 1) * 4
-    if keras.backend.backend() != "tensorflow":
+    if not trains_from_tf_data():
         return PlannedBatches(batches, epochs, start_step)
     if len(batches.sentences) * row_bytes > MAX_GATHERED_BYTES:  # batch by batch, with a symbolic time axis
         tail = (MAX_CHARS_PER_TOKEN,) if batches.token_input == "char" else ()

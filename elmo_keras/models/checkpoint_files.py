@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from elmo_keras._backend.execution import backend_name
+from elmo_keras._backend.rng import global_random_state
 from elmo_keras._quiet import keras
 from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.models.persistence import first_nonfinite_value
@@ -107,7 +109,7 @@ def run_identity(config: dict, seed: int, vocabulary: Vocabulary, corpus_fingerp
         "steps_per_epoch": int(steps_per_epoch),
         "vocabulary": fingerprint([f"lowercase={vocabulary.lowercase}", *vocabulary.tokens]),
         "corpus": corpus_fingerprint,
-        "backend": keras.backend.backend(),
+        "backend": backend_name(),
         "strategy": strategy,
     }
 
@@ -360,21 +362,3 @@ def check_same_run(state: TrainingState, identity: dict) -> None:
             "with the same corpus and settings, or use another checkpoint directory to start a new run"
         )
 
-
-def global_random_state() -> np.ndarray | None:
-    """PyTorch's global generator state (uint8), None on the other backends: there Keras's dropout draws only from
-    ``SeedGenerator`` states, which are model variables; on PyTorch an unseeded ``SeedGenerator`` makes dropout
-    use ``torch``'s global generator."""
-    if keras.backend.backend() != "torch":
-        return None
-    import torch  # here: only the backend in use is imported (others may be absent)
-
-    return torch.get_rng_state().numpy().copy()
-
-
-def set_global_random_state(state: np.ndarray | None) -> None:
-    """Put back ``global_random_state()``'s result (nothing to do for None)."""
-    if state is not None:
-        import torch  # here: only the backend in use is imported (others may be absent)
-
-        torch.set_rng_state(torch.from_numpy(np.asarray(state, np.uint8)))

@@ -8,6 +8,7 @@ import glob
 import os
 import pathlib
 
+from elmo_keras._backend.rng import global_random_state, set_global_random_state
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.data.glob_patterns import DIGITS, literal, pattern_could_match
@@ -18,11 +19,9 @@ from elmo_keras.models.checkpoint_files import (
     capture_state,
     check_same_run,
     checkpoint_files,
-    global_random_state,
     latest_checkpoint,
     remove_temporary_files,
     restore_state,
-    set_global_random_state,
     write_checkpoint,
 )
 

@@ -29,6 +29,15 @@ import contextlib
 
 from keras import ops
 
+from elmo_keras._backend.distribution import (
+    check_strategy_backend,
+    is_multi_worker,
+    is_strategy_object,
+    mirrored_replica_count,
+    mirrored_strategy,
+    split_cpu_devices,
+    sum_over_replicas,
+)
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.models.training_sizes import check_cpu_device_count
@@ -52,49 +61,7 @@ def configure_cpu_devices(count: int) -> None:
     """
     count = check_positive_int(count, "count")
     check_cpu_device_count(count)
-    backend = keras.backend.backend()
-    too_late = (f"configure_cpu_devices({count}) must run before the {backend} runtime starts: call it first "
-                "thing in the process, before any model or tensor is made")
-    if backend == "tensorflow":
-        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
-
-        cpu = tf.config.list_physical_devices("CPU")[0]
-        try:
-            tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * count)
-        except RuntimeError as error:
-            if len(tf.config.list_logical_devices("CPU")) == count:  # already split this way: nothing to do
-                return
-            raise RuntimeError(f"{too_late} ({error})") from error
-    elif backend == "jax":
-        import jax  # here: only the backend in use is imported (others may be absent)
-
-        try:
-            jax.config.update("jax_num_cpu_devices", count)
-        except RuntimeError as error:
-            if len(jax.devices("cpu")) == count:
-                return
-            raise RuntimeError(f"{too_late} ({error})") from error
-    else:
-        raise RuntimeError(f"the {backend} backend has no logical CPU devices (tensorflow and jax have)")
-
-
-def _mirrored_strategy(devices=None):
-    """``tf.distribute.MirroredStrategy`` over ``devices``; default: every GPU, else every logical CPU device."""
-    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
-
-    if devices is None:
-        gpus = tf.config.list_logical_devices("GPU")
-        devices = [d.name for d in (gpus or tf.config.list_logical_devices("CPU"))]
-    # NcclAllReduce (MirroredStrategy's default on GPUs) has no CPU kernel; the CPU-only case sums on one device
-    cross_device_ops = None if any("GPU" in d.upper() for d in devices) else tf.distribute.ReductionToOneDevice()
-    return tf.distribute.MirroredStrategy(devices=list(devices), cross_device_ops=cross_device_ops)
-
-
-def _check_backend(strategy: str, wanted: str) -> None:
-    backend = keras.backend.backend()
-    if backend != wanted:
-        raise ValueError(f"strategy={strategy!r} needs the {wanted} backend, this process runs {backend!r} "
-                         f"(set KERAS_BACKEND={wanted} before Keras is imported, or pick another strategy)")
+    split_cpu_devices(count)
 
 
 @contextlib.contextmanager
@@ -121,12 +88,12 @@ def distribution_scope(strategy=None, devices=None):
                              "strategy=None training runs on one device")
         yield 1
     elif strategy == "mirrored":
-        _check_backend(strategy, "tensorflow")
-        mirrored = _mirrored_strategy(devices)
+        check_strategy_backend(strategy, "tensorflow")
+        mirrored = mirrored_strategy(devices)
         with mirrored.scope():
             yield mirrored.num_replicas_in_sync
     elif strategy == "data-parallel":
-        _check_backend(strategy, "jax")
+        check_strategy_backend(strategy, "jax")
         if devices is None:
             devices = keras.distribution.list_devices()
         data_parallel = keras.distribution.DataParallel(devices=list(devices))
@@ -153,12 +120,10 @@ def replica_count(strategy=None) -> int:
     if strategy is None:
         return 1
     if strategy == "mirrored":
-        _check_backend(strategy, "tensorflow")
-        import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
-
-        return len(tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("CPU"))
+        check_strategy_backend(strategy, "tensorflow")
+        return mirrored_replica_count()
     if strategy == "data-parallel":
-        _check_backend(strategy, "jax")
+        check_strategy_backend(strategy, "jax")
         return len(keras.distribution.list_devices())
     if isinstance(strategy, str):
         raise ValueError(f"strategy must be None, one of {STRATEGIES} or a tf.distribute.Strategy, received "
@@ -178,7 +143,7 @@ def strategy_name(strategy) -> str:
 
 
 def _check_strategy_object(strategy, devices) -> None:
-    if keras.backend.backend() != "tensorflow" or "tensorflow" not in type(strategy).__module__:
+    if not is_strategy_object(strategy):
         raise ValueError(f"strategy must be None, one of {STRATEGIES} or a tf.distribute.Strategy (TensorFlow "
                          f"backend), received {type(strategy).__name__}")
     if devices is not None:
@@ -207,12 +172,7 @@ def adapt_to_multi_worker(model) -> None:
     Raises:
         ValueError: under a multi-worker strategy, ``model`` is not built.
     """
-    if keras.backend.backend() != "tensorflow":
-        return
-    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
-
-    strategy = getattr(model, "_distribute_strategy", None)
-    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+    if not is_multi_worker(getattr(model, "_distribute_strategy", None)):
         return
     if not model.built:
         raise ValueError("adapt_to_multi_worker needs a built model: call model.build(input_shape) first")
@@ -221,31 +181,6 @@ def adapt_to_multi_worker(model) -> None:
         step = getattr(type(model), name)
         setattr(model, name, lambda data, step=step: {key: ops.reshape(value, (1,))
                                                       for key, value in step(model, data).items()})
-
-
-def sum_over_replicas(values):
-    """``values`` summed across the replicas of a ``tf.distribute`` strategy; ``values`` itself elsewhere.
-
-    Inside a strategy's replica function (``fit``'s ``train_step`` under ``distribution_scope("mirrored")``) each
-    replica sees its own share of the global batch; this all-reduces a tensor (or a list of tensors, None
-    entries kept as None) so every replica holds the global total. Outside one (one device, a cross-replica
-    context, JAX's global SPMD program, PyTorch) it returns ``values`` unchanged.
-
-    Args:
-        values: a tensor, or a list of tensors and Nones (gradients).
-    """
-    if keras.backend.backend() != "tensorflow":
-        return values
-    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
-
-    context = tf.distribute.get_replica_context()
-    if context is None or context.num_replicas_in_sync == 1:
-        return values
-    if not isinstance(values, (list, tuple)):
-        return context.all_reduce(tf.distribute.ReduceOp.SUM, values)
-    present = [v for v in values if v is not None]
-    summed = iter(context.all_reduce(tf.distribute.ReduceOp.SUM, present) if present else [])
-    return [None if v is None else next(summed) for v in values]
 
 
 def global_token_means(totals, counts):

@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 import pathlib
 import platform
-import time
 
 import numpy as np
 
-from elmo_keras._backend import has_native_bfloat16
+from elmo_keras._backend import engine_version, has_native_bfloat16, time_training_steps
 from elmo_keras._quiet import keras
 from elmo_keras.models.bilm_lm import build_bilm_lm
 from elmo_keras.models.presets import BiLMConfig
@@ -53,10 +52,8 @@ def _cpu_name() -> str:
 
 def machine_key(config: BiLMConfig) -> str:
     """What the measurement depends on: the CPU, its core count, the software and the model's sizes."""
-    import tensorflow as tf  # here: resolve_training_precision reaches this on the TensorFlow backend only
-
     sizes = (config.token_input, config.embedding_dim, config.units, config.projection_dim, config.num_layers)
-    return (f"{_cpu_name()} | {os.cpu_count()} cpus | tensorflow {tf.__version__} | keras {keras.__version__} | "
+    return (f"{_cpu_name()} | {os.cpu_count()} cpus | {engine_version()} | keras {keras.__version__} | "
             f"sizes {sizes}")
 
 
@@ -70,35 +67,18 @@ def measure_precisions(config: BiLMConfig, rounds: int = PROBE_ROUNDS) -> dict[s
     Returns:
         ``{"float32": seconds, "mixed_bfloat16": seconds}``.
     """
-    import tensorflow as tf  # here: resolve_training_precision reaches this on the TensorFlow backend only
-
     rng = np.random.default_rng(0)
     ids = rng.integers(4, PROBE_VOCABULARY, size=(PROBE_BATCH, PROBE_STEPS)).astype("int32")
     if config.token_input == "char":
         ids = rng.integers(1, 261, size=(PROBE_BATCH, PROBE_STEPS, 50)).astype("int32")
-    targets = tf.constant(rng.integers(4, PROBE_VOCABULARY, size=(PROBE_BATCH, PROBE_STEPS)).astype("int32"))
-    inputs = tf.constant(ids)
-    steps = {}
-    for precision in PRECISIONS_MEASURED:
+    targets = rng.integers(4, PROBE_VOCABULARY, size=(PROBE_BATCH, PROBE_STEPS)).astype("int32")
+
+    def build(precision):
         model = build_bilm_lm(config, PROBE_VOCABULARY, dtype=precision)
         model.build(model.bilm.input_ids_shape)
+        return model
 
-        def step(x, y, model=model):
-            with tf.GradientTape() as tape:
-                loss = model.compute_loss(y=y, y_pred=model(x, training=True), training=True)
-            gradients = tape.gradient(loss, model.trainable_variables)
-            return [g.values if isinstance(g, tf.IndexedSlices) else g for g in gradients]  # the embedding's: sparse
-
-        steps[precision] = tf.function(step)
-        steps[precision](inputs, targets)  # trace and warm up
-    best = {precision: float("inf") for precision in steps}
-    for _ in range(rounds):
-        for precision, step in steps.items():
-            started = time.perf_counter()
-            for gradient in step(inputs, targets):
-                gradient.numpy()
-            best[precision] = min(best[precision], time.perf_counter() - started)
-    return best
+    return time_training_steps(build, PRECISIONS_MEASURED, ids, targets, rounds)
 
 
 def resolve_training_precision(config: BiLMConfig) -> tuple[str, dict | None]:

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import loss_and_gradients
-from elmo_keras._jax_steps import branch_test_step, branch_train_step
+from elmo_keras._backend import branch_test_step, branch_train_step, loss_and_gradients, uses_stateless_steps
 from elmo_keras._quiet import keras
 from elmo_keras.limits import check_batch_size
 from elmo_keras.tagging.inputs import bounded_batches, check_task, checked_sentences, checked_task_names
@@ -111,7 +110,7 @@ class SequenceTagger(keras.Model):
     # -- training -----------------------------------------------------------------------------------------------
 
     def train_step(self, *args):
-        if keras.backend.backend() == "jax":  # the stateless contract: train_step(state, data) -> (logs, state)
+        if uses_stateless_steps():  # the stateless contract: train_step(state, data) -> (logs, state)
             state, (inputs, tags) = args[0], _unpacked(args[1])
             return branch_train_step(self, state, _task_of(inputs),
                                      lambda index: self._task_loss(index, inputs, tags, True),
@@ -132,7 +131,7 @@ class SequenceTagger(keras.Model):
         return self.get_metrics_result()
 
     def test_step(self, *args):
-        if keras.backend.backend() == "jax":
+        if uses_stateless_steps():
             state, (inputs, tags) = args[0], _unpacked(args[1])
             return branch_test_step(self, state, _task_of(inputs),
                                     lambda index: self._task_loss(index, inputs, tags, False), self._trackers())
