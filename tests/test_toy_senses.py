@@ -5,7 +5,8 @@ the senses of bank, play and right on held-out sentences; held-out perplexity is
 The preset's ``training_precision="auto"`` picks float32 or mixed bfloat16 from a timing measured on the machine,
 which can go either way on a noisy CPU; a test must not depend on a timing, so these train the recipe in float32,
 the precision the shipped model was trained in. (At seed 0 in mixed bfloat16 on TensorFlow, the top layer separates
-bank, play and right at 0.92, 0.92 and 0.88, against 0.92, 0.92 and 0.96 in float32: the senses split either way.)"""
+bank, play and right at 0.92, 0.92 and 0.88, against 0.92, 0.92 and 0.96 in float32, on an AVX-512 Xeon: the senses
+split either way.)"""
 
 import numpy as np
 import pytest
@@ -18,10 +19,14 @@ from tests.backend_support import BACKEND, tensorflow_only
 
 pytestmark = pytest.mark.slow
 
-# The recipe's numbers are TensorFlow's. For the same seed another backend draws other initial weights and dropout
-# masks (from the same weights, training takes the same steps: tests/test_backend_portability.py), and this toy
-# corpus is small enough for the draw to matter: at seed 0, PyTorch's top layer separates 'right' at 0.79.
-TOP_LAYER_SEPARATION = 0.9 if BACKEND == "tensorflow" else 0.75
+# A freshly trained model's separation depends on the seed and, through rounding, on the CPU: on TensorFlow, seeds
+# 0-5 of the recipe separate bank, play and right at 0.875-1.0 on an AVX2 EPYC (seed 0 gives bank 0.875 there and
+# 0.92 on an AVX-512 Xeon). For the same seed another backend draws other initial weights and dropout masks (from
+# the same weights, training takes the same steps: tests/test_backend_portability.py), and this toy corpus is small
+# enough for the draw to matter: at seed 0, PyTorch's top layer separates 'right' at 0.79.
+TOP_LAYER_SEPARATION = 0.85 if BACKEND == "tensorflow" else 0.75
+# The shipped model is what the explorer shows: fixed weights, so its numbers hold on every CPU and backend.
+SHIPPED_TOP_LAYER_SEPARATION = 0.9
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +56,28 @@ def test_layer0_identical_top_layer_separates_senses(toy_model, corpus, word):
     assert accuracy[-1] >= TOP_LAYER_SEPARATION, f"{word}: held-out sense separation per layer {accuracy}"
 
 
+@pytest.mark.parametrize("word", TARGET_WORDS)
+def test_the_shipped_model_separates_senses_in_its_top_layer(corpus, word):
+    shipped = load_bilm(shipped_model("toy"))
+    accuracy = sense_separation(word_occurrences(shipped, word, corpus[corpus.word == word]))
+    assert accuracy[0] == 0.0
+    assert accuracy[-1] >= SHIPPED_TOP_LAYER_SEPARATION, f"{word}: shipped model's separation per layer {accuracy}"
+
+
 @tensorflow_only("the shipped model was trained on TensorFlow, whose random draws for a seed are its own")
 def test_the_recipe_rebuilds_the_shipped_default_model(toy_model):
-    """``tools/build_shipped_models.py`` trains this same recipe in float32: the freshly trained model has the
-    shipped one's held-out perplexities (to 1%: another CPU may round differently)."""
+    """``tools/build_shipped_models.py`` trains this same recipe in float32 at seed 0, and the freshly trained model
+    takes the same steps. Training is chaotic, so the check is on the epoch losses, where rounding has had little
+    time to grow: the first ten agree to 1e-4 (relative) and every one to 0.5%, across CPUs (AVX-512 Xeon, AVX2
+    EPYC); another seed is off by 3% at epoch 1. Held-out perplexity, the end of a long chaotic run, moves by 2%
+    between those CPUs (and by 9% between seeds), so it is held to 5%."""
     assert toy_model.training_summary["training_precision"] == "float32"
-    shipped = load_bilm(shipped_model("toy")).training_summary["heldout"]
+    shipped = load_bilm(shipped_model("toy")).training_summary
+    fresh_losses = toy_model.training_summary["history"]["loss"]
+    shipped_losses = shipped["history"]["loss"]
+    assert len(fresh_losses) == len(shipped_losses)
+    np.testing.assert_allclose(fresh_losses[:10], shipped_losses[:10], rtol=1e-4)
+    np.testing.assert_allclose(fresh_losses, shipped_losses, rtol=5e-3)
+    fresh_heldout = toy_model.training_summary["heldout"]
     for direction in ("forward_perplexity", "backward_perplexity"):
-        assert toy_model.training_summary["heldout"][direction] == pytest.approx(shipped[direction], rel=0.01)
+        assert fresh_heldout[direction] == pytest.approx(shipped["heldout"][direction], rel=0.05)
