@@ -7,7 +7,7 @@ Cases (tokens/s of one forward pass, both directions, all layers):
   elmo-small b32     input 128, 1024 cells projected to 128, 2 layers per direction, 20 tokens
 and one training step of the toy ``BiLanguageModel`` (batch 32, 12 tokens + boundaries, Adam), in ms: float32,
 and mixed_bfloat16 where the CPU has native bfloat16 (the toy preset's ``"auto"`` picks it only where it measures
-faster, see ``elmo_keras/models/precision.py``).
+faster, see ``elmo_keras/models/bilm/precision.py``).
 
 Our BiLM runs in three ways: "graph" (tf.function, the symbolic inference loop: what ``ElmoEmbedder``,
 ``layer_embeddings``, ``embed_file`` and the explorer use), "xla" (the loop unrolled, ``jit_compile=True``, one
@@ -45,7 +45,7 @@ from elmo_keras._backend import has_native_bfloat16  # noqa: E402
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.layers import BiLM, WordEmbedding  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset  # noqa: E402
-from elmo_keras.models.precision import resolve_training_precision  # noqa: E402
+from elmo_keras.models.bilm.precision import resolve_training_precision  # noqa: E402
 
 VOCAB = 500
 

@@ -24,10 +24,10 @@ import tensorflow as tf  # noqa: E402  (MirroredStrategy: the benchmark measures
 from timing import cpu_name, fastest_seconds  # noqa: E402
 
 from elmo_keras._quiet import keras  # noqa: E402
-from elmo_keras.models.bilm_lm import build_bilm_lm  # noqa: E402
-from elmo_keras.models.distribution import configure_cpu_devices, distribution_scope  # noqa: E402
+from elmo_keras.models.bilm.distribution import configure_cpu_devices, distribution_scope  # noqa: E402
+from elmo_keras.models.bilm.language_model import build_bilm_lm  # noqa: E402
+from elmo_keras.models.bilm.presets import get_preset  # noqa: E402
 from elmo_keras.models.optimizer import compile_for_training  # noqa: E402
-from elmo_keras.models.presets import get_preset  # noqa: E402
 
 VOCAB, BATCH, WORDS = 500, 32, 12
 

@@ -62,8 +62,8 @@ def worker(path: str, pattern: str, batch_size: int) -> dict:
 
     import tensorflow as tf  # here: as above
 
-    from elmo_keras.models.presets import BiLMConfig  # here: as above
-    from elmo_keras.models.training import train_bilm  # here: as above
+    from elmo_keras.models.bilm.presets import BiLMConfig  # here: as above
+    from elmo_keras.models.bilm.training import train_bilm  # here: as above
 
     config = BiLMConfig(**{**CONFIG, "batch_size": batch_size})
     float(tf.reduce_sum(tf.matmul(tf.ones((64, 64)), tf.ones((64, 64)))))  # model-free warm-up of the runtime

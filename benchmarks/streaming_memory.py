@@ -83,7 +83,7 @@ def worker(mode: str, pattern: str, batch_size: int) -> dict:
     import glob  # here: the worker's imports are part of what it measures around, not of the parent
 
     from elmo_keras.data.streaming import StreamingCorpus  # here: as above
-    from elmo_keras.models.batches import ShuffledBatches, training_batches  # here: as above
+    from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches  # here: as above
     from elmo_keras.text.vocabulary import Vocabulary  # here: as above
 
     baseline = peak_rss_mb()

@@ -17,8 +17,8 @@ import importlib
 # every module with a @keras.saving.register_keras_serializable class, by name: the packages import none of them
 # (tests/test_registration.py keeps the list whole)
 SERIALIZABLE_MODULES = (
-    "elmo_keras.analysis.gradient_cells",
-    "elmo_keras.analysis.gradient_models",
+    "elmo_keras.analysis.gradient_study.cells",
+    "elmo_keras.analysis.gradient_study.models",
     "elmo_keras.layers.bilm",
     "elmo_keras.layers.char_cnn",
     "elmo_keras.layers.crf",
@@ -28,7 +28,7 @@ SERIALIZABLE_MODULES = (
     "elmo_keras.layers.projected_lstm_cell",
     "elmo_keras.layers.scalar_mix",
     "elmo_keras.layers.word_embedding",
-    "elmo_keras.models.bilm_lm",
+    "elmo_keras.models.bilm.language_model",
     "elmo_keras.models.classifiers.cnn",
     "elmo_keras.models.classifiers.ngram_filters",
     "elmo_keras.models.classifiers.rnn",

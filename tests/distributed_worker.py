@@ -30,11 +30,11 @@ import numpy as np
 
 from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras  # imports the backend's Python modules only: its runtime is not started yet
-from elmo_keras.models.batches import ShuffledBatches, training_batches
-from elmo_keras.models.bilm_lm import build_bilm_lm
-from elmo_keras.models.distribution import adapt_to_multi_worker, configure_cpu_devices, distribution_scope
+from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
+from elmo_keras.models.bilm.distribution import adapt_to_multi_worker, configure_cpu_devices, distribution_scope
+from elmo_keras.models.bilm.language_model import build_bilm_lm
+from elmo_keras.models.bilm.presets import BiLMConfig
 from elmo_keras.models.optimizer import DenseGradientAdam
-from elmo_keras.models.presets import BiLMConfig
 from elmo_keras.text.vocabulary import Vocabulary
 from tests.backend_support import value_and_gradients
 

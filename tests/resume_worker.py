@@ -22,8 +22,8 @@ import signal
 
 from elmo_keras._quiet import keras
 from elmo_keras.models import checkpoint_files
-from elmo_keras.models.presets import BiLMConfig
-from elmo_keras.models.training import train_bilm
+from elmo_keras.models.bilm.presets import BiLMConfig
+from elmo_keras.models.bilm.training import train_bilm
 
 # 18 sentences, batches of 4: 5 steps per epoch (the last batch padded), 15 steps in all; dropout > 0, so the
 # dropout seed generators' states must be restored too

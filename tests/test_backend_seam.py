@@ -12,8 +12,8 @@ SEAM = PACKAGE / "_backend"
 ENGINES = frozenset({"tensorflow", "jax", "jaxlib", "torch"})
 
 # module (dotted name) → why it may branch on the backend or import an engine outside the seam. Empty since the
-# seam absorbed the last ones (models.distribution, models.checkpoint_files, models.batches, models.precision's
-# TensorFlow probe, tagging.sequence_tagger, _jax_steps); an entry must keep a finding (the last test).
+# seam absorbed the last ones (models.bilm.distribution, models.bilm.checkpoint_files, models.bilm.batches,
+# models.bilm.precision's TensorFlow probe, tagging.sequence_tagger, _jax_steps); an entry must keep a finding (the last test).
 ALLOWED: dict[str, str] = {}
 
 

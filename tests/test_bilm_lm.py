@@ -175,7 +175,7 @@ def test_auto_precision_is_measured_once_and_bfloat16_must_be_faster(tmp_path, m
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="the precision probe times TensorFlow graphs")
 def test_the_precision_probe_times_both_precisions():
-    from elmo_keras.models.precision import measure_precisions
+    from elmo_keras.models.bilm.precision import measure_precisions
 
     seconds = measure_precisions(get_preset("tiny"), rounds=1)
     assert set(seconds) == {"float32", "mixed_bfloat16"} and all(0 < s < 60 for s in seconds.values())

@@ -12,10 +12,10 @@ import pytest
 from elmo_keras.cli import main
 from elmo_keras.data.glob_patterns import DIGITS, literal, pattern_could_match
 from elmo_keras.models import training
-from elmo_keras.models.checkpoint_files import CheckpointError, TrainingState, latest_checkpoint, write_checkpoint
-from elmo_keras.models.checkpoints import refuse_checkpoints_in_corpus
-from elmo_keras.models.presets import BiLMConfig
-from elmo_keras.models.training import train_bilm
+from elmo_keras.models.bilm.checkpoint_files import CheckpointError, TrainingState, latest_checkpoint, write_checkpoint
+from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
+from elmo_keras.models.bilm.presets import BiLMConfig
+from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.text.vocabulary import Vocabulary
 
 IDENTITY = {"config": {"units": 8}, "seed": 3, "steps_per_epoch": 5, "vocabulary": "v", "corpus": "c"}

@@ -228,7 +228,7 @@ def test_train_refuses_a_checkpoint_directory_inside_the_output(tmp_path, capsys
 
 def test_an_interrupted_run_with_checkpoints_says_how_to_resume(tmp_path, capsys, monkeypatch):
     from elmo_keras.cli import train as train_command
-    from elmo_keras.models.checkpoint_files import TrainingState, write_checkpoint
+    from elmo_keras.models.bilm.checkpoint_files import TrainingState, write_checkpoint
     from elmo_keras.text.vocabulary import Vocabulary
 
     def interrupted_training(*args, checkpoint_dir, **kwargs):

@@ -1,5 +1,5 @@
-"""Data-parallel training (``models.distribution``) gives the one-device result: one step on 2 replicas (2 logical CPU
-devices, in a subprocess: ``tests/distributed_worker.py``) ends at the same weights, loss and perplexities as one
+"""Data-parallel training (``models.bilm.distribution``) gives the one-device result: one step on 2 replicas (2 logical
+CPU devices, in a subprocess: ``tests/distributed_worker.py``) ends at the same weights, loss and perplexities as one
 device on the same global batch, to 1e-5; two ``MultiWorkerMirroredStrategy`` workers over loopback end at the one-
 device weights too; and the scope's arguments are checked."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
-from elmo_keras.models.distribution import (
+from elmo_keras.models.bilm.distribution import (
     configure_cpu_devices,
     distribution_scope,
     global_token_means,

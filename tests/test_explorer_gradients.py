@@ -8,8 +8,8 @@ import shutil
 import numpy as np
 import pytest
 
-from elmo_keras.analysis.gradient_results import EXPLODING, INITIAL, TRAINED, gradient_study, quiz_numbers
-from elmo_keras.analysis.gradient_task import INPUT_DIM, TrainingRun, remember_first_batch
+from elmo_keras.analysis.gradient_study.results import EXPLODING, INITIAL, TRAINED, gradient_study, quiz_numbers
+from elmo_keras.analysis.gradient_study.task import INPUT_DIM, TrainingRun, remember_first_batch
 from elmo_keras.explorer import gradients
 from elmo_keras.explorer.gradients import (
     MODEL_FILES,

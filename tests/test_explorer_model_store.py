@@ -22,7 +22,7 @@ from elmo_keras.explorer.model_store import (
     training_history,
     validate_model_name,
 )
-from elmo_keras.models.presets import PRESETS
+from elmo_keras.models.bilm.presets import PRESETS
 from tests.explorer_fixtures import TINY_NAME
 
 

@@ -15,8 +15,8 @@ from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
-from elmo_keras.models.bilm_directory import load_bilm
-from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.bilm.directory import load_bilm
+from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.pretrained.export import export_pretrained
 from elmo_keras.pretrained.fine_tuning import fine_tune_pretrained, set_bilm_trainable
 from elmo_keras.pretrained.loader import load_pretrained_bilm

@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
-from elmo_keras.analysis.gradient_cells import ForgetGateLSTMCell, TanhRNNCell
-from elmo_keras.analysis.gradient_flow import (
+from elmo_keras.analysis.gradient_study.cells import ForgetGateLSTMCell, TanhRNNCell
+from elmo_keras.analysis.gradient_study.flow import (
     clip_by_norm,
     clipnorm_optimizer_step,
     far_near_ratio,
     gradient_norms_by_distance,
     state_gradients,
 )
-from elmo_keras.analysis.gradient_models import RecurrentClassifier
-from elmo_keras.analysis.gradient_results import (
+from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
+from elmo_keras.analysis.gradient_study.results import (
     INITIAL,
     MEASURE_BATCH,
     MEASURE_SEED,
@@ -26,7 +26,7 @@ from elmo_keras.analysis.gradient_results import (
     quiz_numbers,
     untrained_models,
 )
-from elmo_keras.analysis.gradient_task import INPUT_DIM, NUM_SYMBOLS, remember_first_batch, train_remember_first
+from elmo_keras.analysis.gradient_study.task import INPUT_DIM, NUM_SYMBOLS, remember_first_batch, train_remember_first
 
 LENGTH = 12  # one sequence length for every test: JAX compiles each new shape
 UNITS = 8

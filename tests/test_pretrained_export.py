@@ -12,7 +12,7 @@ from keras import ops
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
-from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.pretrained import export
 from elmo_keras.pretrained.export import (
     conv1d_kernel_to_conv2d,

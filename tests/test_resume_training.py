@@ -1,4 +1,4 @@
-"""Resumable training (``models.checkpoints``, ``train_bilm(checkpoint_dir=…, resume=True)``): a run stopped at any
+"""Resumable training (``models.bilm.checkpoints``, ``train_bilm(checkpoint_dir=…, resume=True)``): a run stopped at any
 moment — an exception, SIGKILL after a step, SIGKILL in the middle of writing a checkpoint — and restarted ends
 with exactly the weights and history of an uninterrupted run of the same seed (tolerance 0: every variable is
 compared with ``==``), and a damaged or foreign checkpoint is an error that says so.
@@ -20,8 +20,7 @@ import pytest
 
 from elmo_keras._quiet import keras
 from elmo_keras.models import checkpoint_files
-from elmo_keras.models.callbacks import TrainingDivergedError
-from elmo_keras.models.checkpoint_files import (
+from elmo_keras.models.bilm.checkpoint_files import (
     CheckpointError,
     TrainingState,
     check_same_run,
@@ -29,6 +28,7 @@ from elmo_keras.models.checkpoint_files import (
     read_checkpoint,
     write_checkpoint,
 )
+from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.text.vocabulary import Vocabulary
 from tests.backend_support import tensorflow_only
 from tests.resume_worker import CORPUS, StopAfterStep, train
@@ -84,7 +84,7 @@ def test_a_run_resumed_mid_epoch_ends_exactly_as_the_uninterrupted_run(tmp_path,
 
 
 def checkpoints_of_other_run(directory, **changes):
-    from elmo_keras.models.training import train_bilm
+    from elmo_keras.models.bilm.training import train_bilm
     from tests.resume_worker import CONFIG
 
     settings = {"corpus": CORPUS, "preset": CONFIG, "seed": 3, "resume": True, **changes}
@@ -126,7 +126,7 @@ def test_a_run_killed_with_sigkill_and_restarted_ends_exactly_as_the_uninterrupt
     # the dropout masks of the first steps and ends elsewhere
     shutil.copytree(saved, tmp_path / "control")
     with monkeypatch.context() as patched:
-        patched.setattr("elmo_keras.models.training.restore_state", resume_without_seed_states)
+        patched.setattr("elmo_keras.models.bilm.training.restore_state", resume_without_seed_states)
         control = variables_of(train(tmp_path / "control", resume=True))
     assert any(not np.array_equal(mine, theirs) for mine, theirs in zip(control, reference[0]))
 
@@ -234,7 +234,7 @@ def test_checkpoint_arguments_are_checked_before_training(tmp_path):
     write_checkpoint(tmp_path, state_at(2))
     with pytest.raises(CheckpointError, match=r"already holds checkpoint-000000002.npz: resume from it"):
         checkpoints_of_other_run(tmp_path, resume=False)
-    from elmo_keras.models.training import train_bilm
+    from elmo_keras.models.bilm.training import train_bilm
 
     with pytest.raises(ValueError, match="checkpoint_every must be a positive int"):
         train_bilm(CORPUS, checkpoint_dir=tmp_path, checkpoint_every=0)
@@ -243,7 +243,7 @@ def test_checkpoint_arguments_are_checked_before_training(tmp_path):
 
 
 def test_an_unusable_checkpoint_directory_is_refused_before_training(tmp_path):
-    from elmo_keras.models.checkpoints import prepare_checkpoint_directory
+    from elmo_keras.models.bilm.checkpoints import prepare_checkpoint_directory
 
     (tmp_path / "file").write_text("a file")
     with pytest.raises(ValueError, match="cannot create checkpoint_dir"):
@@ -253,7 +253,7 @@ def test_an_unusable_checkpoint_directory_is_refused_before_training(tmp_path):
 
 
 def test_damaged_newer_checkpoints_are_set_aside_when_resuming_from_an_older_one(tmp_path):
-    from elmo_keras.models.checkpoints import start_checkpointing
+    from elmo_keras.models.bilm.checkpoints import start_checkpointing
 
     write_checkpoint(tmp_path, state_at(2))
     newest = write_checkpoint(tmp_path, state_at(4))
@@ -268,7 +268,7 @@ def test_damaged_newer_checkpoints_are_set_aside_when_resuming_from_an_older_one
 def test_planned_batches_from_a_step_are_the_tail_of_the_whole_plan():
     """The ``PyDataset`` path (JAX, PyTorch; large corpora on TensorFlow) skips exactly ``start_step`` batches,
     whatever Keras's ``on_epoch_end`` calls (it makes one more than there are epochs)."""
-    from elmo_keras.models.batches import PlannedBatches, ShuffledBatches
+    from elmo_keras.models.bilm.batches import PlannedBatches, ShuffledBatches
     from elmo_keras.text.sentences import as_token_lists
 
     sentences = as_token_lists(CORPUS)

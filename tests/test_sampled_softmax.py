@@ -1,4 +1,4 @@
-"""Sampled softmax (``models.sampled_softmax``) and ``BiLanguageModel(n_negative_samples=...)``: a NumPy
+"""Sampled softmax (``models.bilm.sampled_softmax``) and ``BiLanguageModel(n_negative_samples=...)``: a NumPy
 re-derivation of the loss, accidental hits, the log-uniform sampler, convergence to the full loss, training."""
 
 import numpy as np
@@ -7,12 +7,12 @@ import pytest
 from elmo_keras._backend import compile_function, fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.models import BiLanguageModel, BiLMConfig, build_bilm_lm, get_preset
-from elmo_keras.models.optimizer import DenseGradientAdam
-from elmo_keras.models.sampled_softmax import (
+from elmo_keras.models.bilm.sampled_softmax import (
     log_uniform_log_probabilities,
     sample_candidates,
     sampled_softmax_losses,
 )
+from elmo_keras.models.optimizer import DenseGradientAdam
 from elmo_keras.text import PAD_ID, Vocabulary, lm_inputs_and_targets
 from tests.backend_support import to_numpy
 

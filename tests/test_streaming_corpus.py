@@ -75,7 +75,7 @@ def test_glob_finds_gzip_and_plain_files_and_scan_equals_from_corpus(corpus_dir,
 
 def test_the_scan_fingerprints_file_names_and_sentences(corpus_dir, sentences, scanned, tmp_path):
     """The checkpoints' corpus fingerprint, computed in the scan's one pass with ``checkpoint_files``' scheme."""
-    from elmo_keras.models.checkpoint_files import fingerprint
+    from elmo_keras.models.bilm.checkpoint_files import fingerprint
 
     corpus, _, stats = scanned
     chunks = []
@@ -292,7 +292,7 @@ def test_batches_need_a_scan_and_valid_settings_and_notice_changed_files(tmp_pat
 def test_a_single_sentence_is_never_taken_for_files(text, tmp_path, monkeypatch):
     """A str streams files only if it names one, or is a glob matching one: a long sentence (over the file system's
     name limit) or one with glob characters reaches the "single str" error, not an OSError or "no file matches"."""
-    from elmo_keras.models.training_data import is_streamed_corpus, prepare_training_data
+    from elmo_keras.models.bilm.training_data import is_streamed_corpus, prepare_training_data
 
     monkeypatch.chdir(tmp_path)
     assert not is_streamed_corpus(text)

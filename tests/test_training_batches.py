@@ -9,9 +9,9 @@ import numpy as np
 
 from elmo_keras.data import polysemy_sentences
 from elmo_keras.models import batches as batches_module
-from elmo_keras.models.batches import ShuffledBatches, training_batches
-from elmo_keras.models.inference import bilm_activations, lm_logits
-from elmo_keras.models.training import train_bilm
+from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
+from elmo_keras.models.bilm.inference import bilm_activations, lm_logits
+from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.text import Vocabulary
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.sentences import as_token_lists

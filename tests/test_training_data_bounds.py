@@ -20,8 +20,8 @@ from elmo_keras.cli import main
 from elmo_keras.data.corpus_files import CorpusFileError
 from elmo_keras.data.streaming import StreamingCorpus
 from elmo_keras.explorer.model_store import preset_of
-from elmo_keras.models.presets import BiLMConfig, get_preset
-from elmo_keras.models.training_data import TrainingDataWarning, prepare_training_data
+from elmo_keras.models.bilm.presets import BiLMConfig, get_preset
+from elmo_keras.models.bilm.training_data import TrainingDataWarning, prepare_training_data
 from elmo_keras.text.sentences import sentence_windows, split_long_sentences
 from elmo_keras.text.vocabulary import Vocabulary
 from elmo_keras.text.vocabulary_files import read_bilm_vocabulary, write_bilm_vocabulary

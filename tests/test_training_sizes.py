@@ -1,4 +1,4 @@
-"""Sizes checked before any work (issue #25, item 4; ``models.training_sizes``): the sampled softmax's negatives
+"""Sizes checked before any work (issue #25, item 4; ``models.bilm.training_sizes``): the sampled softmax's negatives
 against int32 indices, memory and the vocabulary, and data-parallel devices against the batch and a sane count,
 in ``train``, in ``train_bilm`` and in ``configure_cpu_devices``; each error names the setting and the value."""
 
@@ -6,8 +6,8 @@ import pytest
 
 from elmo_keras.cli import main
 from elmo_keras.models import training, training_sizes
-from elmo_keras.models.distribution import configure_cpu_devices
-from elmo_keras.models.training import train_bilm
+from elmo_keras.models.bilm.distribution import configure_cpu_devices
+from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.text.vocabulary import Vocabulary
 
 CORPUS = ["the bank was closed", "we sat by the river bank", "the river rose", "a bank of the river"]

@@ -135,10 +135,11 @@ print("VHRED, 3 z ~ p(z|c):", [r.text for r in latent_responses(vhred, history, 
 vanishing gradient stays what it was; the LSTM's forget gate (near 1) keeps the gradient through `c` alive."""),
     ("code", """import numpy as np
 
-from elmo_keras.analysis.gradient_flow import clip_by_norm, clipnorm_optimizer_step, far_near_ratio, state_gradients
-from elmo_keras.analysis.gradient_models import RecurrentClassifier
-from elmo_keras.analysis.gradient_results import by_distance
-from elmo_keras.analysis.gradient_task import remember_first_batch
+from elmo_keras.analysis.gradient_study.flow import (
+    clip_by_norm, clipnorm_optimizer_step, far_near_ratio, state_gradients)
+from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
+from elmo_keras.analysis.gradient_study.results import by_distance
+from elmo_keras.analysis.gradient_study.task import remember_first_batch
 
 T = 30
 batch = remember_first_batch(64, T, seed=1)  # remember the first of T symbols

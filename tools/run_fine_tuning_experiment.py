@@ -32,7 +32,7 @@ import time
 
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
-from elmo_keras.models.training import train_bilm
+from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.pretrained.fine_tuning import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_LEARNING_RATE,

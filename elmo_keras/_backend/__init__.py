@@ -24,9 +24,9 @@ By concern (each module imports only the engine in use, inside its functions: th
   once per shape).
 - ``distribution``: ``split_cpu_devices``, ``check_strategy_backend``, ``mirrored_strategy``,
   ``mirrored_replica_count``, ``is_strategy_object``, ``is_multi_worker``, ``sum_over_replicas`` (behind
-  ``models.distribution``).
+  ``models.bilm.distribution``).
 - ``rng``: ``global_random_state`` / ``set_global_random_state`` (PyTorch's global generator, kept in checkpoints).
-- ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.precision``'s measurement).
+- ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement).
 
 The package imports none of its modules (``elmo_keras._lazy``): each name is imported on first use.
 """

@@ -29,7 +29,7 @@ def padded_time(steps: int) -> int:
 
 def trains_from_tf_data() -> bool:
     """True on TensorFlow, where a ``tf.data`` pipeline gathers the biLM's batches (``gathered_batches``); other
-    backends read a ``PyDataset`` (``models.batches.PlannedBatches``)."""
+    backends read a ``PyDataset`` (``models.bilm.batches.PlannedBatches``)."""
     return keras.backend.backend() == "tensorflow"
 
 

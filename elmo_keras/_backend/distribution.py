@@ -1,4 +1,4 @@
-"""Data parallelism on each engine (``models.distribution`` builds on these): logical CPU devices,
+"""Data parallelism on each engine (``models.bilm.distribution`` builds on these): logical CPU devices,
 ``tf.distribute`` strategies on TensorFlow, ``keras.distribution`` on JAX, and the replicas' all-reduce.
 """
 

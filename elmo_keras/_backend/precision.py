@@ -1,4 +1,4 @@
-"""``training_precision="auto"``'s TensorFlow side (``models.precision`` decides): whether bfloat16 can pay off on
+"""``training_precision="auto"``'s TensorFlow side (``models.bilm.precision`` decides): whether bfloat16 can pay off on
 this CPU, and the timing of a training computation in each precision.
 """
 
@@ -17,7 +17,7 @@ def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
 
     There oneDNN's bfloat16 matmuls use those instructions; elsewhere bfloat16 is emulated and slower. The flag
     only rules bfloat16 out: whether a whole training step is faster with it is measured
-    (``models.precision``), since casts and small matmuls can make it slower even with the instructions.
+    (``models.bilm.precision``), since casts and small matmuls can make it slower even with the instructions.
 
     Args:
         cpuinfo_path: str, the file listing the CPU flags. Defaults to ``"/proc/cpuinfo"`` (False if unreadable).
@@ -37,7 +37,7 @@ def time_training_steps(build: Callable, precisions: Iterable[str], ids: np.ndar
     """The fastest of ``rounds`` timings of one training computation (forward, loss, gradients) per precision.
 
     Each model is built, traced and warmed up in turn (in the order of ``precisions``), then they are timed in
-    alternation. TensorFlow only (``models.precision`` measures only where ``has_native_bfloat16``).
+    alternation. TensorFlow only (``models.bilm.precision`` measures only where ``has_native_bfloat16``).
 
     Args:
         build: ``fn(precision) -> keras.Model``, built, with a ``compute_loss(y=, y_pred=, training=)``.

@@ -1,4 +1,5 @@
-"""Random state outside the model: PyTorch's global generator, which a checkpoint keeps (``models.checkpoints``)."""
+"""Random state outside the model: PyTorch's global generator, which a checkpoint keeps
+(``models.bilm.checkpoints``)."""
 
 from __future__ import annotations
 

@@ -9,12 +9,12 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.analysis.convolution_example": ["convolution_steps", "feature_map", "feature_map_length",
                                                 "feature_maps_by_height", "max_pool"],
     "elmo_keras.analysis.embeddings": ["is_unknown_word", "layer_embeddings", "sentence_activations"],
-    "elmo_keras.analysis.gradient_cells": ["ForgetGateLSTMCell", "TanhRNNCell"],
-    "elmo_keras.analysis.gradient_flow": ["clip_by_norm", "clipnorm_optimizer_step", "far_near_ratio",
+    "elmo_keras.analysis.gradient_study.cells": ["ForgetGateLSTMCell", "TanhRNNCell"],
+    "elmo_keras.analysis.gradient_study.flow": ["clip_by_norm", "clipnorm_optimizer_step", "far_near_ratio",
                                           "gradient_norms_by_distance", "state_gradients"],
-    "elmo_keras.analysis.gradient_models": ["RecurrentClassifier"],
-    "elmo_keras.analysis.gradient_results": ["GradientStudy", "gradient_study", "measure_gradients"],
-    "elmo_keras.analysis.gradient_task": ["remember_first_batch", "train_remember_first"],
+    "elmo_keras.analysis.gradient_study.models": ["RecurrentClassifier"],
+    "elmo_keras.analysis.gradient_study.results": ["GradientStudy", "gradient_study", "measure_gradients"],
+    "elmo_keras.analysis.gradient_study.task": ["remember_first_batch", "train_remember_first"],
     "elmo_keras.analysis.senses": ["WordOccurrences", "find_occurrences", "sense_separation", "word_occurrences"],
     "elmo_keras.analysis.similarity": ["LayerProjection", "cosine_similarity_matrices", "nearest_centroid_accuracy",
                                        "pca_per_layer", "within_across_similarity"],
@@ -29,17 +29,17 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         max_pool,
     )
     from elmo_keras.analysis.embeddings import is_unknown_word, layer_embeddings, sentence_activations
-    from elmo_keras.analysis.gradient_cells import ForgetGateLSTMCell, TanhRNNCell
-    from elmo_keras.analysis.gradient_flow import (
+    from elmo_keras.analysis.gradient_study.cells import ForgetGateLSTMCell, TanhRNNCell
+    from elmo_keras.analysis.gradient_study.flow import (
         clip_by_norm,
         clipnorm_optimizer_step,
         far_near_ratio,
         gradient_norms_by_distance,
         state_gradients,
     )
-    from elmo_keras.analysis.gradient_models import RecurrentClassifier
-    from elmo_keras.analysis.gradient_results import GradientStudy, gradient_study, measure_gradients
-    from elmo_keras.analysis.gradient_task import remember_first_batch, train_remember_first
+    from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
+    from elmo_keras.analysis.gradient_study.results import GradientStudy, gradient_study, measure_gradients
+    from elmo_keras.analysis.gradient_study.task import remember_first_batch, train_remember_first
     from elmo_keras.analysis.senses import WordOccurrences, find_occurrences, sense_separation, word_occurrences
     from elmo_keras.analysis.similarity import (
         LayerProjection,

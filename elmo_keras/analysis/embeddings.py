@@ -1,4 +1,4 @@
-"""Per-layer vectors of chosen words, embedded statelessly (through ``models.inference.embed_token_lists``)."""
+"""Per-layer vectors of chosen words, embedded statelessly (through ``models.bilm.inference.embed_token_lists``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_keras.models.bilm_lm import BiLanguageModel
-from elmo_keras.models.inference import embed_token_lists
+from elmo_keras.models.bilm.inference import embed_token_lists
+from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.text.batching import sentence_ids
 from elmo_keras.text.vocabulary import UNK_ID
 

@@ -12,7 +12,7 @@ the same vocabulary:
 
 Either way a line over ``--max-sentence-tokens`` (the preset's, 200) is split into consecutive training sentences,
 and a ``--vocab`` leaving over 10 % of the corpus's tokens unknown is warned about (all of them: refused), each
-said in one ``warning:`` (``error:``) line (``models.training_data``).
+said in one ``warning:`` (``error:``) line (``models.bilm.training_data``).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ import warnings
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
 from elmo_keras.data.corpus_files import corpus_paths, file_sentences
-from elmo_keras.models.checkpoint_files import checkpoint_files
-from elmo_keras.models.checkpoints import refuse_checkpoints_in_corpus
-from elmo_keras.models.distribution import configure_cpu_devices
+from elmo_keras.models.bilm.checkpoint_files import checkpoint_files
+from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
+from elmo_keras.models.bilm.distribution import configure_cpu_devices
+from elmo_keras.models.bilm.presets import LARGE_PRESETS, PRESETS, get_preset
+from elmo_keras.models.bilm.training import train_bilm
+from elmo_keras.models.bilm.training_data import TrainingDataWarning
+from elmo_keras.models.bilm.training_sizes import check_cpu_device_count, check_negative_samples, check_replicas
 from elmo_keras.models.persistence import check_save_target
-from elmo_keras.models.presets import LARGE_PRESETS, PRESETS, get_preset
-from elmo_keras.models.training import train_bilm
-from elmo_keras.models.training_data import TrainingDataWarning
-from elmo_keras.models.training_sizes import check_cpu_device_count, check_negative_samples, check_replicas
 from elmo_keras.safe_files import is_inside, refuse_directory_holding
 from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary
 
@@ -110,7 +110,7 @@ def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 def check_size_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """``--negative-samples`` and ``--devices`` against what they can mean and what fits, before any work
-    (``models.training_sizes``; the batch is ``--batch-size`` or the preset's). ``train_bilm`` checks the negatives
+    (``models.bilm.training_sizes``; the batch is ``--batch-size`` or the preset's). ``train_bilm`` checks the negatives
     against the vocabulary size once it is known."""
     preset = get_preset(args.preset)
     batch = args.batch_size or preset.batch_size

@@ -11,7 +11,7 @@ kinds of pass:
 A line of more than ``max_sentence_tokens`` tokens is read as several training sentences
 (``text.sentences.sentence_windows``, the in-memory path's rule), in every pass: no batch holds a longer one.
 - ``batches`` — ``epochs`` passes as one ``tf.data.Dataset`` of ``(inputs, targets)`` batches, encoded exactly as
-  the in-memory path encodes them (``text.batching.lm_inputs_and_targets``, ``models.batches.ShuffledBatches``).
+  the in-memory path encodes them (``text.batching.lm_inputs_and_targets``, ``models.bilm.batches.ShuffledBatches``).
   Epoch ``e`` is shuffled from ``np.random.default_rng([seed, e])``:
 
   1. the files in a random order, ``files_at_once`` of them read in turn, one line from each (an interleave);
@@ -65,7 +65,7 @@ class CorpusStats:
         token_counts: ``{token: count}`` over the whole corpus, lowercased when the corpus is (the counts the
             vocabulary was chosen from, with any special tokens the text holds, which the vocabulary leaves out).
         fingerprint: str, SHA-256 (hex) of the corpus: each file's name, then its sentences (tokens joined by one
-            space), as length-prefixed UTF-8 chunks (``models.checkpoint_files.fingerprint``'s scheme); a file's
+            space), as length-prefixed UTF-8 chunks (``models.bilm.checkpoint_files.fingerprint``'s scheme); a file's
             name is prefixed with ``"\\n"``, which no sentence holds. Checkpoints compare it to refuse resuming on
             another corpus.
         split: the ``SplitReport`` of the lines over ``max_sentence_tokens``.
@@ -302,7 +302,7 @@ def encoded_batch(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, to
 
 
 def _add_chunk(digest, text: str) -> None:
-    """Feed ``text`` to ``digest`` as ``models.checkpoint_files.fingerprint`` feeds a chunk: its UTF-8 length
+    """Feed ``text`` to ``digest`` as ``models.bilm.checkpoint_files.fingerprint`` feeds a chunk: its UTF-8 length
     (8 bytes, little-endian), then its UTF-8 bytes."""
     data = text.encode("utf-8")
     digest.update(len(data).to_bytes(8, "little"))

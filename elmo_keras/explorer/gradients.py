@@ -7,7 +7,7 @@ accuracy, seconds) and ``measurements.npz`` (the gradients at the page's default
 the shipped models come without it, and ``measurements_for`` writes it on the first visit).
 ``load_gradient_models`` reads them back; a damaged directory is a ``ValueError`` that says
 to retrain. ``page_measurements`` measures the untrained and trained models for the page's settings and
-``analysis.gradient_results.gradient_study`` turns that into tables for any clipping threshold.
+``analysis.gradient_study.results.gradient_study`` turns that into tables for any clipping threshold.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from elmo_keras._quiet import keras
-from elmo_keras.analysis.gradient_models import RecurrentClassifier
-from elmo_keras.analysis.gradient_results import EXPLODING_SCALE as EXPLODING_SCALE  # re-exported for the page
-from elmo_keras.analysis.gradient_results import INITIAL as INITIAL  # re-exported for the page
-from elmo_keras.analysis.gradient_results import (
+from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
+from elmo_keras.analysis.gradient_study.results import EXPLODING_SCALE as EXPLODING_SCALE  # re-exported for the page
+from elmo_keras.analysis.gradient_study.results import INITIAL as INITIAL  # re-exported for the page
+from elmo_keras.analysis.gradient_study.results import (
     TRAINED,
     GradientStudy,
     Measurements,
@@ -32,7 +32,7 @@ from elmo_keras.analysis.gradient_results import (
     measure_gradients,
     untrained_models,
 )
-from elmo_keras.analysis.gradient_task import NUM_SYMBOLS, train_remember_first
+from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, train_remember_first
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.first_use import FirstUseModels
 from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements, write_measurements

@@ -1,4 +1,4 @@
-"""Plotly figures for the Gradients page, built from ``analysis.gradient_results.GradientStudy``'s tables and
+"""Plotly figures for the Gradients page, built from ``analysis.gradient_study.results.GradientStudy``'s tables and
 returned, never shown (the page calls ``st.plotly_chart``)."""
 
 from __future__ import annotations

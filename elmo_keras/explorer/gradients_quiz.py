@@ -1,9 +1,9 @@
 """The seed's quiz (§17) — which of these helps with the vanishing gradients of RNNs? — and its answer, B, explained
-with the numbers measured on the page (``analysis.gradient_results.quiz_numbers``)."""
+with the numbers measured on the page (``analysis.gradient_study.results.quiz_numbers``)."""
 
 from __future__ import annotations
 
-from elmo_keras.analysis.gradient_results import GradientStudy, quiz_numbers
+from elmo_keras.analysis.gradient_study.results import GradientStudy, quiz_numbers
 
 QUESTION = "Which of the following aims to help with the vanishing gradients problem of RNNs?"
 OPTIONS = ("A: gradient clipping", "B: gating mechanisms", "C: weight decay", "D: A and B", "E: none")

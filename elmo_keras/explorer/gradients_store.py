@@ -11,8 +11,8 @@ import zipfile
 
 import numpy as np
 
-from elmo_keras.analysis.gradient_flow import StateGradients
-from elmo_keras.analysis.gradient_results import Measurements
+from elmo_keras.analysis.gradient_study.flow import StateGradients
+from elmo_keras.analysis.gradient_study.results import Measurements
 
 MEASUREMENTS_FILE = "measurements.npz"
 FIELDS = ("hidden", "cell", "forget")

@@ -19,8 +19,8 @@ import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from elmo_keras.models.bilm.presets import PRESETS, BiLMConfig
 from elmo_keras.models.directory_files import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE
-from elmo_keras.models.presets import PRESETS, BiLMConfig
 from elmo_keras.safe_files import user_cache_directory
 from elmo_keras.text.vocabulary import Vocabulary
 
@@ -220,7 +220,7 @@ def discard_page_directories(directories: Mapping[str | os.PathLike, Iterable[st
 def load_model(ref: ModelRef):
     """Load the ``BiLanguageModel`` ``ref`` points at (errors from ``load_bilm`` name the bad file)."""
     # here: Keras loads with the first model (listing models and reading stored results need none)
-    from elmo_keras.models.bilm_directory import load_bilm
+    from elmo_keras.models.bilm.directory import load_bilm
 
     return load_bilm(ref.path)
 

@@ -25,7 +25,7 @@ from elmo_keras.explorer.model_store import (
     validate_model_name,
 )
 from elmo_keras.explorer.state import BUILT_IN
-from elmo_keras.models.presets import PRESETS, get_preset
+from elmo_keras.models.bilm.presets import PRESETS, get_preset
 
 Progress = Callable[[int, dict], None]
 DIRECTIONS = ("forward", "backward")
@@ -138,7 +138,9 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
         ValueError: no ``train`` rows; training errors as ``train_bilm``.
     """
     train, heldout = split_sentences(corpus)
-    from elmo_keras.models.training import train_bilm  # here: Keras loads with the first training, not with the app
+    from elmo_keras.models.bilm.training import (
+        train_bilm,  # here: Keras loads with the first training, not with the app
+    )
 
     return train_bilm(
         corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,

@@ -16,7 +16,7 @@ import threading
 import time
 
 PAGE_MODULES = (
-    "elmo_keras.models.bilm_directory",  # Keras and TensorFlow, and loading a model
+    "elmo_keras.models.bilm.directory",  # Keras and TensorFlow, and loading a model
     "elmo_keras.explorer.similarity",
     "elmo_keras.explorer.projection",  # scikit-learn
     "elmo_keras.explorer.layer_weights_store",

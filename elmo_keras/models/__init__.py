@@ -1,8 +1,10 @@
-"""Trainable models: the biLM language model (presets; training, streamed, resumable, data-parallel, with a full
-or sampled softmax; evaluation; model directories), the seq2seq encoder-decoder, the CNN and RNN text classifiers,
-and HRED / VHRED for dialogue.
+"""Trainable models, one package per family: ``bilm`` (the biLM language model: presets; training, streamed,
+resumable, data-parallel, with a full or sampled softmax; evaluation; model directories), ``seq2seq`` (the
+encoder-decoder), ``classifiers`` (the CNN and RNN text classifiers) and ``dialogue`` (HRED / VHRED). What they
+share lives here: ``optimizer`` (``DenseGradientAdam``), ``callbacks`` (the divergence guards), ``fitting`` (the
+one trainer skeleton), ``persistence``, ``directory_files`` and ``legacy_files`` (model directories).
 
-The names below are imported on first use (``_lazy``): ``import elmo_keras.models.presets`` does not load Keras.
+The names below are imported on first use (``_lazy``): ``import elmo_keras.models.bilm.presets`` does not load Keras.
 """
 
 from typing import TYPE_CHECKING
@@ -10,33 +12,42 @@ from typing import TYPE_CHECKING
 from elmo_keras._lazy import lazy_exports
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "elmo_keras.models.bilm_directory": ["load_bilm"],
-    "elmo_keras.models.bilm_lm": ["BiLanguageModel", "Perplexity", "build_bilm_lm"],
+    "elmo_keras.models.bilm.directory": ["load_bilm"],
+    "elmo_keras.models.bilm.language_model": ["BiLanguageModel", "Perplexity", "build_bilm_lm"],
     "elmo_keras.models.callbacks": ["TrainingDivergedError"],
-    "elmo_keras.models.checkpoint_files": ["CheckpointError"],
+    "elmo_keras.models.bilm.checkpoint_files": ["CheckpointError"],
     "elmo_keras.models.classifiers": ["CNNTextClassifier", "ClassifierConfig", "RNNTextClassifier",
                                       "class_probabilities", "evaluate_classifier", "load_classifier",
                                       "save_classifier", "train_text_classifier"],
     "elmo_keras.models.dialogue": ["HRED", "VHRED", "DialogueConfig", "evaluate_dialogue_model",
                                    "load_dialogue_model", "save_dialogue_model", "train_dialogue_model", "train_hred",
                                    "train_vhred"],
-    "elmo_keras.models.distribution": ["adapt_to_multi_worker", "configure_cpu_devices", "distribution_scope"],
-    "elmo_keras.models.evaluation": ["perplexities", "unigram_perplexity"],
+    "elmo_keras.models.bilm.distribution": ["adapt_to_multi_worker", "configure_cpu_devices", "distribution_scope"],
+    "elmo_keras.models.bilm.evaluation": ["perplexities", "unigram_perplexity"],
     "elmo_keras.models.optimizer": ["DenseGradientAdam"],
     "elmo_keras.models.persistence": ["save_model_dir"],
-    "elmo_keras.models.presets": ["PRESETS", "BiLMConfig", "get_preset"],
-    "elmo_keras.models.sampled_softmax": ["log_uniform_log_probabilities", "sample_candidates",
+    "elmo_keras.models.bilm.presets": ["PRESETS", "BiLMConfig", "get_preset"],
+    "elmo_keras.models.bilm.sampled_softmax": ["log_uniform_log_probabilities", "sample_candidates",
                                           "sampled_softmax_losses"],
     "elmo_keras.models.seq2seq": ["Seq2Seq", "Seq2SeqConfig", "encode_pairs", "encode_sources", "evaluate_seq2seq",
                                   "load_seq2seq", "save_seq2seq", "train_seq2seq"],
-    "elmo_keras.models.training": ["train_bilm"],
+    "elmo_keras.models.bilm.training": ["train_bilm"],
 })
 
 if TYPE_CHECKING:  # what static tools and IDEs see
-    from elmo_keras.models.bilm_directory import load_bilm
-    from elmo_keras.models.bilm_lm import BiLanguageModel, Perplexity, build_bilm_lm
+    from elmo_keras.models.bilm.checkpoint_files import CheckpointError
+    from elmo_keras.models.bilm.directory import load_bilm
+    from elmo_keras.models.bilm.distribution import adapt_to_multi_worker, configure_cpu_devices, distribution_scope
+    from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
+    from elmo_keras.models.bilm.language_model import BiLanguageModel, Perplexity, build_bilm_lm
+    from elmo_keras.models.bilm.presets import PRESETS, BiLMConfig, get_preset
+    from elmo_keras.models.bilm.sampled_softmax import (
+        log_uniform_log_probabilities,
+        sample_candidates,
+        sampled_softmax_losses,
+    )
+    from elmo_keras.models.bilm.training import train_bilm
     from elmo_keras.models.callbacks import TrainingDivergedError
-    from elmo_keras.models.checkpoint_files import CheckpointError
     from elmo_keras.models.classifiers import (
         ClassifierConfig,
         CNNTextClassifier,
@@ -58,16 +69,8 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         train_hred,
         train_vhred,
     )
-    from elmo_keras.models.distribution import adapt_to_multi_worker, configure_cpu_devices, distribution_scope
-    from elmo_keras.models.evaluation import perplexities, unigram_perplexity
     from elmo_keras.models.optimizer import DenseGradientAdam
     from elmo_keras.models.persistence import save_model_dir
-    from elmo_keras.models.presets import PRESETS, BiLMConfig, get_preset
-    from elmo_keras.models.sampled_softmax import (
-        log_uniform_log_probabilities,
-        sample_candidates,
-        sampled_softmax_losses,
-    )
     from elmo_keras.models.seq2seq import (
         Seq2Seq,
         Seq2SeqConfig,
@@ -78,7 +81,6 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         save_seq2seq,
         train_seq2seq,
     )
-    from elmo_keras.models.training import train_bilm
 
 __all__ = [
     "CheckpointError", "adapt_to_multi_worker", "configure_cpu_devices", "distribution_scope",

@@ -9,7 +9,7 @@ the three backends take the same step (``tests/test_optimizer.py``).
 
 Under a ``tf.distribute`` strategy Keras' TensorFlow optimizer clips each replica's gradient (``clipnorm``) and
 then sums the replicas' gradients, so a clipped step differs from one device's on the same global batch. This
-optimizer sums first (``models.distribution.sum_over_replicas``) and skips Keras' own sum, so ``clipnorm`` acts on
+optimizer sums first (``models.bilm.distribution.sum_over_replicas``) and skips Keras' own sum, so ``clipnorm`` acts on
 the global batch's gradient (``tests/test_distributed_training.py``).
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from elmo_keras._backend import dense_gradients, fit_jit_compile
 from elmo_keras._quiet import keras
-from elmo_keras.models.distribution import sum_over_replicas
+from elmo_keras.models.bilm.distribution import sum_over_replicas
 
 CLIP_NORM = 5.0  # every biLM training run (train_bilm, fine_tune_pretrained) clips its gradients to this norm
 

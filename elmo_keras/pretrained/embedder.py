@@ -13,8 +13,8 @@ from elmo_keras._backend import compiles_per_shape
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.bilm_directory import load_bilm
-from elmo_keras.models.inference import EXECUTION_MODES, embed_token_lists
+from elmo_keras.models.bilm.directory import load_bilm
+from elmo_keras.models.bilm.inference import EXECUTION_MODES, embed_token_lists
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.safe_files import refuse_overwriting
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids

@@ -35,7 +35,7 @@ import numpy as np
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.pretrained.options import CharCNNOptions, ElmoOptions, LSTMOptions
 from elmo_keras.pretrained.weights import (
     BACKWARD,

@@ -24,14 +24,14 @@ from collections.abc import Sequence
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
-from elmo_keras.models.batches import ShuffledBatches, training_batches
-from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
+from elmo_keras.models.bilm.evaluation import perplexities
+from elmo_keras.models.bilm.language_model import BiLanguageModel
+from elmo_keras.models.bilm.presets import BiLMConfig, check_fits_in_memory
+from elmo_keras.models.bilm.training import perplexity_summary
+from elmo_keras.models.bilm.training_data import check_vocabulary_coverage, training_sentences
 from elmo_keras.models.callbacks import ProgressCallback, StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
-from elmo_keras.models.evaluation import perplexities
 from elmo_keras.models.optimizer import compile_for_training
-from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory
-from elmo_keras.models.training import perplexity_summary
-from elmo_keras.models.training_data import check_vocabulary_coverage, training_sentences
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN

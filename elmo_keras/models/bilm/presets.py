@@ -1,4 +1,4 @@
-"""biLM configurations (presets); ``models.bilm_lm.build_bilm_lm`` builds a ``BiLanguageModel`` from one.
+"""biLM configurations (presets); ``models.bilm.language_model.build_bilm_lm`` builds a ``BiLanguageModel`` from one.
 
 No Keras here: the explorer lists and describes saved models from their configurations before loading any."""
 
@@ -42,10 +42,10 @@ class BiLMConfig(DictConfig):
         lowercase: lowercase words for the word vocabulary.
         training_precision: what ``train_bilm`` computes in: ``"float32"``, ``"mixed_bfloat16"`` (bfloat16
             matmuls and activations, float32 weights and loss) or ``"auto"`` (mixed_bfloat16 only where a
-            measurement on this machine shows it at least 1.1x faster, see ``models.precision``; else float32).
+            measurement on this machine shows it at least 1.1x faster, see ``models.bilm.precision``; else float32).
             The trained model is float32 either way.
         n_negative_samples: train with a sampled softmax over this many log-uniform negatives per direction and
-            step (``models.sampled_softmax``; bilm-tf used 8192), or None for the full softmax. Evaluation
+            step (``models.bilm.sampled_softmax``; bilm-tf used 8192), or None for the full softmax. Evaluation
             perplexities always use the full softmax.
         max_sentence_tokens: tokens per training sentence: a longer one (in the corpus or the held-out sentences)
             is split into consecutive pieces of at most this many tokens, each trained as a sentence

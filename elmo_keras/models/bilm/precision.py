@@ -22,8 +22,8 @@ import numpy as np
 
 from elmo_keras._backend import engine_version, has_native_bfloat16, time_training_steps
 from elmo_keras._quiet import keras
-from elmo_keras.models.bilm_lm import build_bilm_lm
-from elmo_keras.models.presets import BiLMConfig
+from elmo_keras.models.bilm.language_model import build_bilm_lm
+from elmo_keras.models.bilm.presets import BiLMConfig
 from elmo_keras.safe_files import read_json_object, user_cache_directory, write_json_object
 
 MIN_SPEEDUP = 1.1  # bfloat16 must beat float32 by this factor: a tie is not worth the rounding

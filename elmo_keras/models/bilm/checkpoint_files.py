@@ -1,5 +1,5 @@
 """The checkpoint file: everything a ``train_bilm`` run needs to continue exactly where it stopped, written
-atomically and checked on reading (``models.checkpoints`` writes them during training and resumes from them).
+atomically and checked on reading (``models.bilm.checkpoints`` writes them during training and resumes from them).
 
 A checkpoint is one file, ``checkpoint-STEP.npz`` (``STEP``: the optimizer steps done, 9 digits), a NumPy zip
 archive holding:

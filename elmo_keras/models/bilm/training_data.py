@@ -27,8 +27,8 @@ from collections import Counter
 from collections.abc import Mapping
 
 from elmo_keras.data.streaming import StreamingCorpus
-from elmo_keras.models.batches import ShuffledBatches, training_batches
-from elmo_keras.models.checkpoint_files import fingerprint
+from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
+from elmo_keras.models.bilm.checkpoint_files import fingerprint
 from elmo_keras.text.sentences import SplitReport, as_token_lists, split_long_sentences
 from elmo_keras.text.vocabulary import UNK_ID, Vocabulary
 

@@ -7,7 +7,21 @@ from collections.abc import Sequence
 
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
-from elmo_keras.models.bilm_lm import BiLanguageModel, build_bilm_lm
+from elmo_keras.models.bilm.checkpoint_files import restore_state, run_identity
+from elmo_keras.models.bilm.checkpoints import (
+    CheckpointCallback,
+    ContinueGlobalRandomStream,
+    RestoreEpochMetrics,
+    check_checkpoint_arguments,
+    start_checkpointing,
+)
+from elmo_keras.models.bilm.distribution import adapt_to_multi_worker, distribution_scope, replica_count, strategy_name
+from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
+from elmo_keras.models.bilm.language_model import BiLanguageModel, build_bilm_lm
+from elmo_keras.models.bilm.precision import resolve_training_precision
+from elmo_keras.models.bilm.presets import BiLMConfig, check_fits_in_memory, get_preset
+from elmo_keras.models.bilm.training_data import InMemoryData, fit_from_step, prepare_training_data, training_sentences
+from elmo_keras.models.bilm.training_sizes import check_training_sizes
 from elmo_keras.models.callbacks import (
     ProgressCallback,
     StopOnNonFiniteLoss,
@@ -15,21 +29,7 @@ from elmo_keras.models.callbacks import (
     check_finite_perplexities,
     check_finite_weights,
 )
-from elmo_keras.models.checkpoint_files import restore_state, run_identity
-from elmo_keras.models.checkpoints import (
-    CheckpointCallback,
-    ContinueGlobalRandomStream,
-    RestoreEpochMetrics,
-    check_checkpoint_arguments,
-    start_checkpointing,
-)
-from elmo_keras.models.distribution import adapt_to_multi_worker, distribution_scope, replica_count, strategy_name
-from elmo_keras.models.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.optimizer import compile_for_training
-from elmo_keras.models.precision import resolve_training_precision
-from elmo_keras.models.presets import BiLMConfig, check_fits_in_memory, get_preset
-from elmo_keras.models.training_data import InMemoryData, fit_from_step, prepare_training_data, training_sentences
-from elmo_keras.models.training_sizes import check_training_sizes
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
@@ -67,7 +67,8 @@ def train_bilm(
         epochs, learning_rate, batch_size, n_negative_samples, max_sentence_tokens: override the preset's fields
             (None: the preset's). A sentence of ``corpus`` or ``heldout`` longer than ``max_sentence_tokens`` (200
             in every preset) is split into consecutive pieces trained as sentences, with a ``TrainingDataWarning``
-            (``models.training_data``): the work per batch is bounded by ``batch_size × (max_sentence_tokens + 2)``.
+            (``models.bilm.training_data``): the work per batch is bounded by
+            ``batch_size × (max_sentence_tokens + 2)``.
             A ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
             the batch trained with; ``training_summary["requested_batch_size"]`` records the value asked for).
         seed: int, seeds Python, NumPy and the backend (weights, dropout, shuffling). Defaults to 0.
@@ -80,9 +81,9 @@ def train_bilm(
             and ``max_size`` (default None: all).
         verbose: Keras ``fit`` verbosity (0: silent). Defaults to 0.
         strategy: None (one device), ``"mirrored"``, ``"data-parallel"`` or a ``tf.distribute.Strategy``
-            (``models.distribution.distribution_scope``); ``batch_size`` is the global batch, split evenly over
+            (``models.bilm.distribution.distribution_scope``); ``batch_size`` is the global batch, split evenly over
             the replicas.
-        checkpoint_dir: a directory for checkpoints (``models.checkpoints``): one at the end of every epoch and
+        checkpoint_dir: a directory for checkpoints (``models.bilm.checkpoints``): one at the end of every epoch and
             every ``checkpoint_every`` optimizer steps (None: only at epoch ends); the latest 2 are kept. A
             directory that the corpus's files or glob could match is refused (a resume would read its
             checkpoints as corpus), and a checkpoint is checked like a weight file on resuming.
@@ -102,7 +103,7 @@ def train_bilm(
         ValueError: an empty sentence, an empty corpus, a bad preset or override (non-finite numbers and
             batch sizes above ``limits.MAX_BATCH_SIZE`` included), a batch size that the replicas do not divide,
             an ``n_negative_samples`` not below the vocabulary size or too large for memory (each checked before
-            any work: ``models.training_sizes``),
+            any work: ``models.bilm.training_sizes``),
             a model too large for this machine's memory (naming the field), or a ``vocabulary`` that holds none of
             the corpus's tokens (more than ``training_data.UNKNOWN_RATE_WARNING`` unknown: a warning).
         CheckpointError (a ValueError): a damaged checkpoint with no intact one before it, or one written by a

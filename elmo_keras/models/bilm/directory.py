@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from elmo_keras.models.bilm_lm import BiLanguageModel
+from elmo_keras.models.bilm.language_model import BiLanguageModel
+from elmo_keras.models.bilm.presets import BiLMConfig
 from elmo_keras.models.persistence import read_model_dir
-from elmo_keras.models.presets import BiLMConfig
 
 
 def load_bilm(directory: str | os.PathLike):

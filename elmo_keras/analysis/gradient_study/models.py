@@ -11,7 +11,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.analysis.gradient_cells import ForgetGateLSTMCell, TanhRNNCell, check_forget_bias
+from elmo_keras.analysis.gradient_study.cells import ForgetGateLSTMCell, TanhRNNCell, check_forget_bias
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int
 
 CELL_TYPES = ("rnn", "lstm")

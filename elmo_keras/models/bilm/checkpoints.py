@@ -1,6 +1,6 @@
 """Checkpointed training: the callbacks that write a checkpoint every N steps and at every epoch end, keep one
 random stream across ``fit`` calls and restore a resumed epoch's running metrics, and ``start_checkpointing``,
-which finds the checkpoint a run resumes from (the file format: ``models.checkpoint_files``)."""
+which finds the checkpoint a run resumes from (the file format: ``models.bilm.checkpoint_files``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from elmo_keras._backend.rng import global_random_state, set_global_random_state
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
 from elmo_keras.data.glob_patterns import DIGITS, literal, pattern_could_match
-from elmo_keras.models.checkpoint_files import (
+from elmo_keras.models.bilm.checkpoint_files import (
     TEMPORARY_PREFIX,
     CheckpointError,
     TrainingState,

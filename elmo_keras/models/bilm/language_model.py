@@ -10,10 +10,10 @@ from elmo_keras.argument_checks import check_positive_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
-from elmo_keras.models.distribution import global_token_means
+from elmo_keras.models.bilm.distribution import global_token_means
+from elmo_keras.models.bilm.presets import BiLMConfig
+from elmo_keras.models.bilm.sampled_softmax import sample_candidates, sampled_softmax_losses
 from elmo_keras.models.persistence import save_model_dir
-from elmo_keras.models.presets import BiLMConfig
-from elmo_keras.models.sampled_softmax import sample_candidates, sampled_softmax_losses
 from elmo_keras.text.vocabulary import PAD_ID
 
 
@@ -52,11 +52,11 @@ class BiLanguageModel(keras.Model):
     cross-entropy plus the backward mean cross-entropy, each averaged over real (non-padding) target tokens;
     ``forward_perplexity`` and ``backward_perplexity`` are reported as metrics.
 
-    With ``n_negative_samples`` set, training (``fit``) uses a sampled softmax (``models.sampled_softmax``, as
+    With ``n_negative_samples`` set, training (``fit``) uses a sampled softmax (``models.bilm.sampled_softmax``, as
     bilm-tf): each direction's loss is over the true word and ``n_negative_samples`` log-uniform draws shared by the
     whole batch, and the `(batch, time, vocab)` logits are never computed. The perplexity metrics in ``fit``'s logs
     and history are then ``exp`` of that *sampled* loss, an estimate of the full-softmax perplexity (biased low,
-    since ``E[log Ẑ] ≤ log Z``); ``evaluate`` and ``models.evaluation.perplexities`` use the full softmax.
+    since ``E[log Ẑ] ≤ log Z``); ``evaluate`` and ``models.bilm.evaluation.perplexities`` use the full softmax.
 
     Args:
         bilm: a ``BiLM`` layer (or its serialized config, a dict).
@@ -190,7 +190,7 @@ class BiLanguageModel(keras.Model):
         previous_tokens = ops.concatenate([padding, targets[:, :-1]], axis=1)  # backward_logits[:, t] predicts t−1
         forward_total, forward_count = self._direction_sums(y_pred, "forward", next_tokens)
         backward_total, backward_count = self._direction_sums(y_pred, "backward", previous_tokens)
-        # Under tf.distribute (``models.distribution``) the token counts are summed over the replicas (one
+        # Under tf.distribute (``models.bilm.distribution``) the token counts are summed over the replicas (one
         # all-reduce per step): each replica's loss is its share of the global batch's means, so the replicas'
         # summed gradients are the one-device gradient of the whole batch (Keras scales only compiled losses for
         # the replicas); the metrics take the global means and counts, so fit logs the one-device perplexities.

@@ -4,7 +4,7 @@ flags: ``--negative-samples``, ``--devices``).
 
 The rules:
 
-- ``n_negative_samples`` = S (``models.sampled_softmax``):
+- ``n_negative_samples`` = S (``models.bilm.sampled_softmax``):
 
   1. S ≤ ``MAX_NEGATIVE_SAMPLES`` (2³¹ − 2): the ``1 + S`` candidate ids and the `(positions, 1 + S)` logits are
      indexed with int32;
@@ -116,7 +116,7 @@ def check_training_sizes(config, replicas: int = 1, vocabulary_size: int | None 
 
     Args:
         config: the ``BiLMConfig`` (``n_negative_samples``, ``token_dim``, ``batch_size``).
-        replicas: int, what ``models.distribution.replica_count(strategy)`` says.
+        replicas: int, what ``models.bilm.distribution.replica_count(strategy)`` says.
         vocabulary_size: int or None (not known yet).
         strategy: the ``strategy`` argument, named in the message.
         batch_origin: where ``config.batch_size`` came from (``"the preset's"``), or ``""``.

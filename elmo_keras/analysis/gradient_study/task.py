@@ -15,7 +15,7 @@ import numpy as np
 
 from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
-from elmo_keras.analysis.gradient_models import RecurrentClassifier
+from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
 from elmo_keras.argument_checks import check_finite_positive, check_positive_int
 
 NUM_SYMBOLS = 4  # the classes: what the first token can be

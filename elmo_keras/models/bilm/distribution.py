@@ -40,7 +40,7 @@ from elmo_keras._backend.distribution import (
 )
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_positive_int
-from elmo_keras.models.training_sizes import check_cpu_device_count
+from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
 
 STRATEGIES = ("mirrored", "data-parallel")
 

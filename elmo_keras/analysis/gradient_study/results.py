@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from elmo_keras.analysis.gradient_flow import (
+from elmo_keras.analysis.gradient_study.flow import (
     StateGradients,
     clip_by_norm,
     far_near_ratio,
@@ -22,8 +22,8 @@ from elmo_keras.analysis.gradient_flow import (
     state_gradients,
     step_norms,
 )
-from elmo_keras.analysis.gradient_models import RecurrentClassifier
-from elmo_keras.analysis.gradient_task import NUM_SYMBOLS, remember_first_batch
+from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
+from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, remember_first_batch
 
 INITIAL, TRAINED, EXPLODING = "initialisation", "trained", "exploding (init)"
 EXPLODING_SCALE = 3.0  # recurrent gain of the vanilla RNN whose gradients grow with distance
