@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from elmo_keras.explorer import classification_charts as charts
-from elmo_keras.explorer.classification import (
+from elmo_keras.explorer.classification import charts
+from elmo_keras.explorer.classification.service import (
     CLASSIFIER_MODELS,
     EXAMPLE_SENTENCES,
     MODEL_TITLES,
     classify,
     trained_sliding_step,
 )
-from elmo_keras.explorer.classification_views import (
+from elmo_keras.explorer.classification.views import (
     experiment_table,
     heights_view,
     shipped_experiments,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from elmo_keras.explorer import charts, state
-from elmo_keras.explorer.similarity_store import computed_context_similarity, stored_context_similarity
-from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE
+from elmo_keras.explorer import state
+from elmo_keras.explorer.similarity import charts
+from elmo_keras.explorer.similarity.store import computed_context_similarity, stored_context_similarity
+from elmo_keras.explorer.similarity.view import DEFAULT_PER_SENSE
 from page_common import active_vocabulary, stored_or_computed, word_choices_for
 
 WORD_KEY, TYPED_KEY, PER_SENSE_KEY = "similarity_word", "similarity_typed", "similarity_per_sense"

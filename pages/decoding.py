@@ -6,8 +6,10 @@ import math
 
 import streamlit as st
 
-from elmo_keras.explorer import decoding_charts
-from elmo_keras.explorer.decoding import (
+from elmo_keras.explorer.decoding import charts as decoding_charts
+from elmo_keras.explorer.decoding.examples import example_titles, example_view
+from elmo_keras.explorer.decoding.search_views import step_distribution, tree_layout
+from elmo_keras.explorer.decoding.service import (
     BEAM,
     NUCLEUS,
     SEQ2SEQ_MODELS,
@@ -18,8 +20,6 @@ from elmo_keras.explorer.decoding import (
     outputs_table,
     source_choices,
 )
-from elmo_keras.explorer.decoding_examples import example_titles, example_view
-from elmo_keras.explorer.search_views import step_distribution, tree_layout
 from page_common import first_use_models, require_frame
 
 require_frame()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from elmo_keras.explorer import dialogue_charts
-from elmo_keras.explorer.dialogue import (
+from elmo_keras.explorer.dialogue import charts as dialogue_charts
+from elmo_keras.explorer.dialogue.service import (
     DIALOGUE_MODELS,
     example_contexts,
     experiment_kl_curves,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from elmo_keras.explorer import gradients_charts as charts
-from elmo_keras.explorer.gradients import (
+from elmo_keras.explorer.gradients import charts
+from elmo_keras.explorer.gradients.quiz import OPTIONS, QUESTION, quiz_explanation
+from elmo_keras.explorer.gradients.service import (
     DEFAULT_THETA,
     EXPLODING_SCALE,
     GRADIENT_MODELS,
@@ -19,7 +20,6 @@ from elmo_keras.explorer.gradients import (
     page_study,
     training_table,
 )
-from elmo_keras.explorer.gradients_quiz import OPTIONS, QUESTION, quiz_explanation
 from page_common import first_use_models, require_frame
 
 require_frame()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from elmo_keras.explorer import charts
 from elmo_keras.explorer.corpus import fingerprint
-from elmo_keras.explorer.layer_weights import rescore, softmax
-from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report
+from elmo_keras.explorer.layer_weights import charts
+from elmo_keras.explorer.layer_weights.service import rescore, softmax
+from elmo_keras.explorer.layer_weights.store import stored_layer_weight_report
 from page_common import active_model
 
 SEED_KEY, SLIDERS_FOR_KEY = "layer_weights_seed", "layer_weights_sliders_for"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from elmo_keras.explorer import charts, state
-from elmo_keras.explorer.projection_store import computed_pca_view, stored_pca_view
+from elmo_keras.explorer import state
+from elmo_keras.explorer.projection import charts
+from elmo_keras.explorer.projection.store import computed_pca_view, stored_pca_view
 from page_common import active_vocabulary, stored_or_computed, word_choices_for
 
 WORD_KEY, THREE_D_KEY = "pca_word", "pca_three_d"

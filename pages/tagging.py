@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from elmo_keras.explorer import tagging_charts
-from elmo_keras.explorer.tagging import (
+from elmo_keras.explorer.tagging import charts as tagging_charts
+from elmo_keras.explorer.tagging.service import (
     DEFAULT_TOP_K,
     TAGGER_MODELS,
     example_sentences,
     experiment_tables,
     shipped_experiments,
 )
-from elmo_keras.explorer.tagging_store import computed_tagging_view, stored_tagging_view
+from elmo_keras.explorer.tagging.store import computed_tagging_view, stored_tagging_view
 from page_common import first_use_handle, first_use_loaded, require_frame
 
 require_frame()

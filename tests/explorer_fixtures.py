@@ -17,7 +17,7 @@ TINY_NAME = "tiny"
 
 def build_models_dir(directory: pathlib.Path) -> pathlib.Path:
     """Train (once) ``tiny`` (biLM preset tiny, 2 epochs) and the seq2seq model (2 epochs, 16 units)."""
-    from elmo_keras.explorer.decoding import train_default_seq2seq
+    from elmo_keras.explorer.decoding.service import train_default_seq2seq
     from elmo_keras.explorer.model_store import save_model
     from elmo_keras.models import train_bilm
 
@@ -46,7 +46,7 @@ def tiny_model(tiny_models_dir):
 def tagging_models_dir(tiny_models_dir):
     """``tiny_models_dir`` with the Tagging page's two taggers too (1 epoch each: the page's plumbing, not its
     accuracy)."""
-    from elmo_keras.explorer.tagging import tagger_refs, train_default_taggers
+    from elmo_keras.explorer.tagging.service import tagger_refs, train_default_taggers
 
     if tagger_refs(tiny_models_dir) is None:
         train_default_taggers(tiny_models_dir, bilm_epochs=1, tagger_epochs=1, taglm_epochs=1)

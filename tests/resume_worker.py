@@ -21,7 +21,7 @@ import pathlib
 import signal
 
 from elmo_keras._quiet import keras
-from elmo_keras.models import checkpoint_files
+from elmo_keras.models.bilm import checkpoint_files
 from elmo_keras.models.bilm.presets import BiLMConfig
 from elmo_keras.models.bilm.training import train_bilm
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elmo_keras.explorer.decoding import STRATEGIES
+from elmo_keras.explorer.decoding.service import STRATEGIES
 from tests.explorer_fixtures import assert_no_exception, open_app, plotly_charts
 
 

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
-from elmo_keras.explorer import gradients
-from elmo_keras.explorer.gradients import MODEL_FILES, GradientSettings, gradients_dir, train_gradient_models
-from elmo_keras.explorer.gradients_quiz import OPTIONS
+from elmo_keras.explorer.gradients import service as gradients
+from elmo_keras.explorer.gradients.quiz import OPTIONS
+from elmo_keras.explorer.gradients.service import MODEL_FILES, GradientSettings, gradients_dir, train_gradient_models
 from tests.explorer_fixtures import assert_no_exception, open_app, plotly_charts
 
 PAGE = "pages/gradients.py"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elmo_keras.explorer import layer_weights
+from elmo_keras.explorer.layer_weights import service as layer_weights
 from tests.explorer_fixtures import assert_no_exception, open_app, plotly_charts
 
 

@@ -13,7 +13,8 @@ ENGINES = frozenset({"tensorflow", "jax", "jaxlib", "torch"})
 
 # module (dotted name) → why it may branch on the backend or import an engine outside the seam. Empty since the
 # seam absorbed the last ones (models.bilm.distribution, models.bilm.checkpoint_files, models.bilm.batches,
-# models.bilm.precision's TensorFlow probe, tagging.sequence_tagger, _jax_steps); an entry must keep a finding (the last test).
+# models.bilm.precision's TensorFlow probe, tagging.sequence_tagger, _jax_steps); an entry must keep a finding (the
+# last test).
 ALLOWED: dict[str, str] = {}
 
 

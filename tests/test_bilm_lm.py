@@ -152,7 +152,7 @@ def test_native_bfloat16_is_read_off_the_cpu_flags(tmp_path):
 
 
 def test_auto_precision_is_measured_once_and_bfloat16_must_be_faster(tmp_path, monkeypatch):
-    from elmo_keras.models import precision
+    from elmo_keras.models.bilm import precision
 
     monkeypatch.setenv("ELMO_KERAS_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(precision, "machine_key", lambda config: f"this machine, units {config.units}")

@@ -11,7 +11,7 @@ import pytest
 
 from elmo_keras.cli import main
 from elmo_keras.data.glob_patterns import DIGITS, literal, pattern_could_match
-from elmo_keras.models import training
+from elmo_keras.models.bilm import training
 from elmo_keras.models.bilm.checkpoint_files import CheckpointError, TrainingState, latest_checkpoint, write_checkpoint
 from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
 from elmo_keras.models.bilm.presets import BiLMConfig

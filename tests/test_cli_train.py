@@ -78,7 +78,7 @@ def test_a_vocabulary_file_with_capitals_under_a_lowercasing_preset(tmp_path, ca
 @pytest.fixture
 def no_training(monkeypatch):
     """Path errors must come before training: training here fails the test."""
-    from elmo_keras.models import training
+    from elmo_keras.models.bilm import training
 
     def train_bilm(*args, **kwargs):
         raise AssertionError("train_bilm ran although the paths were bad")

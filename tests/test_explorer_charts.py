@@ -8,11 +8,15 @@ import pytest
 
 from elmo_keras.decoding import beam_search, sample
 from elmo_keras.decoding.worked_examples import nucleus_example, same_branch_beam
-from elmo_keras.explorer import charts, decoding_charts
+from elmo_keras.explorer import charts
 from elmo_keras.explorer.chart_text import escape
-from elmo_keras.explorer.projection_view import ProjectionView
-from elmo_keras.explorer.search_views import step_distribution, tree_layout
-from elmo_keras.explorer.similarity import SimilarityView
+from elmo_keras.explorer.decoding import charts as decoding_charts
+from elmo_keras.explorer.decoding.search_views import step_distribution, tree_layout
+from elmo_keras.explorer.layer_weights import charts as layer_weights_charts
+from elmo_keras.explorer.projection import charts as projection_charts
+from elmo_keras.explorer.projection.view import ProjectionView
+from elmo_keras.explorer.similarity import charts as similarity_charts
+from elmo_keras.explorer.similarity.service import SimilarityView
 from elmo_keras.explorer.training import history_frame
 
 
@@ -29,7 +33,7 @@ def test_escape_keeps_tokens_literal():
 
 
 def test_similarity_heatmaps_one_per_layer_with_sense_blocks_and_a_shared_scale():
-    fig = charts.similarity_heatmaps(similarity_view())
+    fig = similarity_charts.similarity_heatmaps(similarity_view())
     heatmaps = [t for t in fig.data if t.type == "heatmap"]
     assert len(heatmaps) == 3 and all(t.coloraxis == "coloraxis" for t in heatmaps)
     assert fig.layout.coloraxis.cmax == 1.0 and fig.layout.coloraxis.cmin == pytest.approx(0.4)
@@ -38,7 +42,7 @@ def test_similarity_heatmaps_one_per_layer_with_sense_blocks_and_a_shared_scale(
 
 
 def test_similarity_summary_marks_missing_accuracy():
-    fig = charts.similarity_summary(similarity_view().summary)
+    fig = similarity_charts.similarity_summary(similarity_view().summary)
     assert [t.name for t in fig.data] == ["within a sense", "across senses", "accuracy"]
     assert list(fig.data[2].text) == ["0%", "50%", "n/a"]
 
@@ -48,11 +52,11 @@ def test_pca_scatter_titles_carry_explained_variance():
                            "sense": ["money", "river"] * 2, "split": "train", "sentence": ["s1", "s2"] * 2})
     variance = pd.DataFrame({"layer": [0, 1], "PC1": [0.0, 0.7], "PC2": [0.0, 0.2], "total": [0.0, 0.9]})
     view = ProjectionView("bank", 2, points, variance, ["money", "river"], [0], [])
-    fig = charts.pca_scatter(view)
+    fig = projection_charts.pca_scatter(view)
     titles = [a.text for a in fig.layout.annotations]
     assert titles == ["layer 0: one point (no variance)", "layer 1: PC1 70%, PC2 20%"]
     assert len(fig.data) == 4 and [t.showlegend for t in fig.data] == [True, True, False, False]
-    three_d = charts.pca_scatter(view, three_d=True)
+    three_d = projection_charts.pca_scatter(view, three_d=True)
     assert three_d.data[0].type == "scatter3d"
     for scene in (three_d.layout.scene, three_d.layout.scene2):
         assert (scene.xaxis.title.text, scene.yaxis.title.text, scene.zaxis.title.text) == ("PC1", "PC2", "PC3")
@@ -63,9 +67,9 @@ def test_training_curves_and_layer_weight_charts():
     fig = charts.training_curves(history, total_epochs=10)
     assert len(fig.data) == 4 and fig.layout.xaxis.range == (0.5, 10.5) and fig.layout.yaxis2.type == "log"
     assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tick0 == 1  # no "epoch 1.5"
-    weights = charts.mix_weights([0.2, 0.3, 0.5], 1.5, "POS", reference=[0.1, 0.1, 0.8])
+    weights = layer_weights_charts.mix_weights([0.2, 0.3, 0.5], 1.5, "POS", reference=[0.1, 0.1, 0.8])
     assert "γ = 1.50" in weights.layout.title.text and len(weights.data) == 2
-    accuracy = charts.task_accuracies([0.5, 0.6, 0.7], 0.75, 0.3, "POS", current=0.4)
+    accuracy = layer_weights_charts.task_accuracies([0.5, 0.6, 0.7], 0.75, 0.3, "POS", current=0.4)
     assert list(accuracy.data[0].x) == ["probe layer 0", "probe layer 1", "probe layer 2", "learned mix", "slider mix"]
 
 

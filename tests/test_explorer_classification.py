@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from elmo_keras.explorer.classification import (
+from elmo_keras.explorer.classification.service import (
     DEFAULT_TOP_FILTERS,
     ClassifierTraining,
     classifier_refs,
@@ -18,7 +18,7 @@ from elmo_keras.explorer.classification import (
     trained_sliding_step,
     typed_sentence_tokens,
 )
-from elmo_keras.explorer.classification_views import experiment_table, heights_view, sliding_step
+from elmo_keras.explorer.classification.views import experiment_table, heights_view, sliding_step
 from elmo_keras.models.classifiers import KINDS, encode_sentences
 
 # the page's plumbing, not its accuracy: one epoch each, small sizes, one-way GRUs (built faster than BiLSTMs)
@@ -124,7 +124,11 @@ def test_typed_sentences_are_checked():
 
 
 def test_a_users_model_under_the_reserved_name_is_neither_replaced_nor_deleted(tmp_path):
-    from elmo_keras.explorer.classification import classifiers_directory, discard_classifiers, train_default_classifiers
+    from elmo_keras.explorer.classification.service import (
+        classifiers_directory,
+        discard_classifiers,
+        train_default_classifiers,
+    )
 
     user_model = classifiers_directory(tmp_path)
     user_model.mkdir()

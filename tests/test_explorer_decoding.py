@@ -8,7 +8,9 @@ import pytest
 from elmo_keras.decoding import beam_search, sample
 from elmo_keras.decoding.trace import PRUNED
 from elmo_keras.decoding.worked_examples import greedy_trap, nucleus_example, same_branch_beam
-from elmo_keras.explorer.decoding import (
+from elmo_keras.explorer.decoding.examples import example_titles, example_view
+from elmo_keras.explorer.decoding.search_views import step_distribution, tree_layout
+from elmo_keras.explorer.decoding.service import (
     BEAM,
     GREEDY,
     NUCLEUS,
@@ -26,8 +28,6 @@ from elmo_keras.explorer.decoding import (
     source_choices,
     token_log_probs,
 )
-from elmo_keras.explorer.decoding_examples import example_titles, example_view
-from elmo_keras.explorer.search_views import step_distribution, tree_layout
 
 
 def test_per_token_log_probs_add_up_to_the_sequence_log_prob():
@@ -67,7 +67,7 @@ def test_the_same_seed_draws_the_same_samples():
 def test_repetition_and_diversity_numbers():
     assert repetition_rate("the the lamp".split()) == pytest.approx(1 / 3)
     assert repetition_rate([]) == 0.0
-    from elmo_keras.explorer.decoding import Output
+    from elmo_keras.explorer.decoding.service import Output
 
     outputs = [Output(t, lp, lp, True, None) for t, lp in (("a b", -1.0), ("a b", -1.0), ("a a", -3.0))]
     assert diversity(outputs) == {"samples": 3, "distinct": 2, "distinct_fraction": pytest.approx(2 / 3),

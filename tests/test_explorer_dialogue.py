@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from elmo_keras.explorer import dialogue
-from elmo_keras.explorer.dialogue import (
+from elmo_keras.explorer.dialogue import service as dialogue
+from elmo_keras.explorer.dialogue.service import (
     DialogueTraining,
     context_turns,
     dialogue_model_paths,
@@ -104,7 +104,11 @@ def test_a_broken_save_is_reported_and_can_be_discarded(dialogue_models_dir, tmp
 
 
 def test_a_users_model_under_the_reserved_name_is_neither_replaced_nor_deleted(tmp_path):
-    from elmo_keras.explorer.dialogue import dialogue_dir, discard_dialogue_models, train_default_dialogue_models
+    from elmo_keras.explorer.dialogue.service import (
+        dialogue_dir,
+        discard_dialogue_models,
+        train_default_dialogue_models,
+    )
 
     user_model = dialogue_dir(tmp_path)
     user_model.mkdir()

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from elmo_keras.explorer import decoding
 from elmo_keras.explorer.background import BackgroundJob
+from elmo_keras.explorer.decoding import service as decoding
 from elmo_keras.explorer.first_use import (
     DamagedModelsError,
     FirstUseModels,

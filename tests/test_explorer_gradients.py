@@ -10,8 +10,9 @@ import pytest
 
 from elmo_keras.analysis.gradient_study.results import EXPLODING, INITIAL, TRAINED, gradient_study, quiz_numbers
 from elmo_keras.analysis.gradient_study.task import INPUT_DIM, TrainingRun, remember_first_batch
-from elmo_keras.explorer import gradients
-from elmo_keras.explorer.gradients import (
+from elmo_keras.explorer.gradients import service as gradients
+from elmo_keras.explorer.gradients.quiz import ANSWER, OPTIONS, quiz_explanation
+from elmo_keras.explorer.gradients.service import (
     MODEL_FILES,
     TRAINING_FILE,
     GradientSettings,
@@ -25,8 +26,7 @@ from elmo_keras.explorer.gradients import (
     train_gradient_models,
     training_table,
 )
-from elmo_keras.explorer.gradients_quiz import ANSWER, OPTIONS, quiz_explanation
-from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements
+from elmo_keras.explorer.gradients.store import MEASUREMENTS_FILE, read_measurements
 
 TINY = GradientSettings(length=10, units=8, count=64, epochs=2, batch_size=32)
 

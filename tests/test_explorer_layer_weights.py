@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from elmo_keras.explorer.corpus import builtin_corpus
-from elmo_keras.explorer.layer_weights import (
+from elmo_keras.explorer.layer_weights.probe_tasks import corpus_activations, pos_task, sense_task
+from elmo_keras.explorer.layer_weights.service import (
     MixHead,
     TaskReport,
     findings,
@@ -18,7 +19,6 @@ from elmo_keras.explorer.layer_weights import (
     softmax,
     weights_table,
 )
-from elmo_keras.explorer.probe_tasks import corpus_activations, pos_task, sense_task
 
 
 @pytest.fixture(scope="module")

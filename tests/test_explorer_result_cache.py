@@ -9,8 +9,8 @@ import shutil
 import numpy as np
 import pytest
 
-from elmo_keras.explorer import layer_weights_store
 from elmo_keras.explorer.corpus import builtin_corpus
+from elmo_keras.explorer.layer_weights import store as layer_weights_store
 from elmo_keras.explorer.model_store import find_model, load_model
 from elmo_keras.explorer.result_cache import cached_result, model_digest, result_path
 from tests.explorer_fixtures import TINY_NAME

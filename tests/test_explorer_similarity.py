@@ -8,8 +8,8 @@ import pytest
 from elmo_keras.analysis.similarity import cosine_similarity_matrices
 from elmo_keras.explorer.corpus import builtin_corpus
 from elmo_keras.explorer.occurrences import ordered_occurrences, snippet, split_typed, subsample_per_sense
-from elmo_keras.explorer.projection import pca_view
-from elmo_keras.explorer.similarity import context_similarity, one_vector_layers
+from elmo_keras.explorer.projection.service import pca_view
+from elmo_keras.explorer.similarity.service import context_similarity, one_vector_layers
 
 TYPED = "We fished from the muddy bank all day.\nThis line lacks the word."
 

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from elmo_keras.explorer import tagging
-from elmo_keras.explorer.tagging import (
+from elmo_keras.explorer.tagging import service as tagging
+from elmo_keras.explorer.tagging.service import (
     experiment_tables,
     invalid_steps,
     load_tagger_model,
@@ -83,7 +83,7 @@ def test_a_view_is_kept_on_disk_exactly_and_read_back_without_the_taggers(tagger
     import shutil
 
     from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME
-    from elmo_keras.explorer.tagging_store import computed_tagging_view, stored_tagging_view
+    from elmo_keras.explorer.tagging.store import computed_tagging_view, stored_tagging_view
 
     for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME):
         shutil.copytree(tagging_models_dir / name, tmp_path / name)
@@ -104,8 +104,8 @@ def test_a_view_is_kept_on_disk_exactly_and_read_back_without_the_taggers(tagger
 
 
 def test_the_shipped_taggers_come_with_the_example_sentences_views(tmp_path):
-    from elmo_keras.explorer.tagging import DEFAULT_TOP_K, example_sentences, ready_tagger_refs
-    from elmo_keras.explorer.tagging_store import stored_tagging_view
+    from elmo_keras.explorer.tagging.service import DEFAULT_TOP_K, example_sentences, ready_tagger_refs
+    from elmo_keras.explorer.tagging.store import stored_tagging_view
 
     refs = ready_tagger_refs(tmp_path)
     for sentence in example_sentences():

@@ -14,11 +14,11 @@ import pytest
 
 from elmo_keras.explorer.corpus import builtin_corpus
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, find_model
-from elmo_keras.explorer.projection_store import computed_pca_view, stored_pca_view
+from elmo_keras.explorer.projection.store import computed_pca_view, stored_pca_view
 from elmo_keras.explorer.shipped_models import install_shipped_model
-from elmo_keras.explorer.similarity import context_similarity
-from elmo_keras.explorer.similarity_store import computed_context_similarity, stored_context_similarity
-from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE, view_from_json, view_to_json
+from elmo_keras.explorer.similarity.service import context_similarity
+from elmo_keras.explorer.similarity.store import computed_context_similarity, stored_context_similarity
+from elmo_keras.explorer.similarity.view import DEFAULT_PER_SENSE, view_from_json, view_to_json
 from elmo_keras.explorer.warm_up import PAGE_MODULES, import_in_background
 from tests.explorer_fixtures import TINY_NAME
 
@@ -27,9 +27,9 @@ FIRST_PAGE_MODULES = [  # what app.py, page_common.py and pages/context_similari
     "streamlit", "elmo_keras", "elmo_keras.explorer.state", "elmo_keras.explorer.corpus",
     "elmo_keras.explorer.model_store", "elmo_keras.explorer.shipped_models", "elmo_keras.explorer.training",
     "elmo_keras.explorer.first_use",
-    "elmo_keras.explorer.warm_up", "elmo_keras.explorer.charts", "elmo_keras.explorer.similarity_store",
-    "elmo_keras.explorer.similarity_view", "elmo_keras.explorer.projection_store",
-    "elmo_keras.explorer.projection_view",
+    "elmo_keras.explorer.warm_up", "elmo_keras.explorer.charts", "elmo_keras.explorer.similarity.store",
+    "elmo_keras.explorer.similarity.view", "elmo_keras.explorer.projection.store",
+    "elmo_keras.explorer.projection.view",
 ]
 
 

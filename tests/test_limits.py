@@ -9,7 +9,8 @@ import pytest
 from elmo_keras import limits
 from elmo_keras._quiet import keras
 from elmo_keras.limits import MAX_BATCH_SIZE, check_batch_size, largest_factor, memory_shortfall
-from elmo_keras.models import BiLMConfig, build_bilm_lm, get_preset, train_bilm, training
+from elmo_keras.models import BiLMConfig, build_bilm_lm, get_preset, train_bilm
+from elmo_keras.models.bilm import training
 from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.models.seq2seq import Seq2SeqConfig
 

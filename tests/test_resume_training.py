@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
-from elmo_keras.models import checkpoint_files
+from elmo_keras.models.bilm import checkpoint_files
 from elmo_keras.models.bilm.checkpoint_files import (
     CheckpointError,
     TrainingState,

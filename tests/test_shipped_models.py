@@ -85,8 +85,8 @@ def test_install_copies_a_model_once_and_never_replaces_one(tmp_path):
 def test_the_shipped_layer_weights_report_is_found_for_the_installed_toy(tmp_path, monkeypatch):
     """The layer-weights page opens on the shipped toy biLM without training a probe: its report on the built-in
     corpus (seed 0) ships too, under the key the current code computes (rebuild it after changing the format)."""
-    from elmo_keras.explorer import layer_weights_store
     from elmo_keras.explorer.corpus import builtin_corpus
+    from elmo_keras.explorer.layer_weights import store as layer_weights_store
     from elmo_keras.explorer.model_store import find_model, load_model
 
     models = tmp_path / "models"
@@ -115,7 +115,7 @@ def test_the_shipped_dialogue_models_reply_to_heldout_contexts():
 
 
 def test_the_shipped_classifiers_and_gradient_models_load_and_did_learn():
-    from elmo_keras.explorer.gradients import final_accuracies, load_gradient_models
+    from elmo_keras.explorer.gradients.service import final_accuracies, load_gradient_models
     from elmo_keras.models.classifiers import evaluate_classifier, load_classifier
 
     for kind in ("cnn", "rnn-last", "rnn-pooled"):

@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 
 from elmo_keras.data import polysemy_sentences
-from elmo_keras.models import batches as batches_module
+from elmo_keras.models.bilm import batches as batches_module
 from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
 from elmo_keras.models.bilm.inference import bilm_activations, lm_logits
 from elmo_keras.models.bilm.training import train_bilm

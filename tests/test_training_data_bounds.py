@@ -83,7 +83,7 @@ def test_the_bound_is_a_checked_config_field_and_train_flag(tmp_path, capsys):
 
 
 def test_train_bilm_splits_corpus_and_heldout_and_records_the_bound(monkeypatch):
-    from elmo_keras.models import training
+    from elmo_keras.models.bilm import training
 
     monkeypatch.setattr(training, "fit_from_step", lambda *args, **kwargs: None)  # all but the optimizer steps
     with pytest.warns(TrainingDataWarning) as caught:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
-from elmo_keras.models import training
+from elmo_keras.models.bilm import training
 from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.models.callbacks import as_keras_callbacks
 from elmo_keras.models.seq2seq import train_seq2seq

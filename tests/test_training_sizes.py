@@ -5,7 +5,7 @@ in ``train``, in ``train_bilm`` and in ``configure_cpu_devices``; each error nam
 import pytest
 
 from elmo_keras.cli import main
-from elmo_keras.models import training, training_sizes
+from elmo_keras.models.bilm import training, training_sizes
 from elmo_keras.models.bilm.distribution import configure_cpu_devices
 from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.text.vocabulary import Vocabulary

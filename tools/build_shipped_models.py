@@ -40,13 +40,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from elmo_keras.analysis import sense_separation, word_occurrences  # noqa: E402
 from elmo_keras.data import TARGET_WORDS, load_polysemy  # noqa: E402
-from elmo_keras.explorer.classification import train_default_classifiers  # noqa: E402
+from elmo_keras.explorer.classification.service import train_default_classifiers  # noqa: E402
 from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
-from elmo_keras.explorer.decoding import train_default_seq2seq  # noqa: E402
-from elmo_keras.explorer.dialogue import SHIPPED_DIALOGUE_TRAINING, train_default_dialogue_models  # noqa: E402
-from elmo_keras.explorer.gradients import train_gradient_models  # noqa: E402
-from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE  # noqa: E402
-from elmo_keras.explorer.layer_weights_store import stored_layer_weight_report  # noqa: E402
+from elmo_keras.explorer.decoding.service import train_default_seq2seq  # noqa: E402
+from elmo_keras.explorer.dialogue.service import SHIPPED_DIALOGUE_TRAINING, train_default_dialogue_models  # noqa: E402
+from elmo_keras.explorer.gradients.service import train_gradient_models  # noqa: E402
+from elmo_keras.explorer.gradients.store import MEASUREMENTS_FILE  # noqa: E402
+from elmo_keras.explorer.layer_weights.store import stored_layer_weight_report  # noqa: E402
 from elmo_keras.explorer.model_store import (  # noqa: E402
     CLASSIFIERS_DIR_NAME,
     DIALOGUE_DIR_NAME,
@@ -57,19 +57,19 @@ from elmo_keras.explorer.model_store import (  # noqa: E402
     find_model,
     load_model,
 )
-from elmo_keras.explorer.projection_store import computed_pca_view  # noqa: E402
+from elmo_keras.explorer.projection.store import computed_pca_view  # noqa: E402
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME  # noqa: E402
 from elmo_keras.explorer.shipped_models import SHIPPED_RESULTS  # noqa: E402
-from elmo_keras.explorer.similarity_store import computed_context_similarity  # noqa: E402
-from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE  # noqa: E402
-from elmo_keras.explorer.tagging import (  # noqa: E402
+from elmo_keras.explorer.similarity.store import computed_context_similarity  # noqa: E402
+from elmo_keras.explorer.similarity.view import DEFAULT_PER_SENSE  # noqa: E402
+from elmo_keras.explorer.tagging.service import (  # noqa: E402
     DEFAULT_TOP_K,
     example_sentences,
     load_tagger_model,
     tagger_refs,
     train_default_taggers,
 )
-from elmo_keras.explorer.tagging_store import computed_tagging_view  # noqa: E402
+from elmo_keras.explorer.tagging.store import computed_tagging_view  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir, train_bilm  # noqa: E402
 from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: E402
 

@@ -31,7 +31,7 @@ from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 from elmo_keras.data.sentiment import load_sentiment, sentiment_patterns  # noqa: E402
-from elmo_keras.explorer.classification_views import EXPERIMENTS_FILE, experiment_table  # noqa: E402
+from elmo_keras.explorer.classification.views import EXPERIMENTS_FILE, experiment_table  # noqa: E402
 from elmo_keras.models.classifiers import KINDS, evaluate_classifier, train_text_classifier  # noqa: E402
 
 SEEDS = (0, 1, 2, 3, 4)

@@ -28,7 +28,7 @@ from elmo_keras.analysis.gradient_study.flow import far_near_ratio, state_gradie
 from elmo_keras.analysis.gradient_study.models import RecurrentClassifier  # noqa: E402
 from elmo_keras.analysis.gradient_study.results import MEASURE_BATCH, MEASURE_SEED, by_distance, cell_path_gain  # noqa: E402
 from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, remember_first_batch, train_remember_first  # noqa: E402
-from elmo_keras.explorer.gradients import FIRST_USE_SETTINGS  # noqa: E402
+from elmo_keras.explorer.gradients.service import FIRST_USE_SETTINGS  # noqa: E402
 
 OUT = REPO / "elmo_keras" / "data" / "gradient_experiments.json"
 

@@ -20,7 +20,7 @@ import time
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from elmo_keras.explorer.tagging import experiment_tables  # noqa: E402
+from elmo_keras.explorer.tagging.service import experiment_tables  # noqa: E402
 from elmo_keras.tagging.experiments import RESULTS_FILE, SEEDS, run_all  # noqa: E402
 
 

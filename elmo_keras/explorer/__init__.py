@@ -2,17 +2,22 @@
 
 Nothing here imports Streamlit; every function takes plain arguments and returns plain data (NumPy arrays,
 DataFrames, dataclasses), so it is tested without a browser and the pages stay "read widgets → call one
-service → render". The Plotly figure builders live in ``charts`` and ``decoding_charts`` (with ``chart_text``;
-they need the ``app`` extra and are imported by the pages only).
+service → render". Each page's service is a package, ``explorer/<page>/`` (``similarity``, ``projection``,
+``layer_weights``, ``decoding``, ``tagging``, ``classification``, ``dialogue``, ``gradients``), holding its
+``service``, its Plotly figures (``charts``: they need the ``app`` extra and are imported by the pages only) and,
+where it has them, a ``store`` of results kept on disk and its views.
 
-Modules, one concept each:
+The common core, one concept per module:
 
 * ``state``: session-state keys and their initial values;
-* ``model_store``: the models directory, saved models (list, load, save, name validation);
+* ``model_store``, ``shipped_models``: the models directory, saved models (list, load, save, name validation) and
+  the models shipped with the package;
+* ``first_use``, ``background``: the first-use-model jobs every page that needs a trained model goes through;
 * ``corpus``, ``uploads``: the working corpus (browse, edit, split) and uploaded-file validation;
 * ``training``: training settings, live per-epoch history, the first-launch default model;
-* ``occurrences``, ``similarity``, ``projection``: one word's occurrences, similarity matrices, PCA;
-* ``probe_tasks``, ``layer_weights``: the POS and sense tasks, ScalarMix + head, probes, slider re-scoring;
-* ``decoding``, ``search_views``, ``decoding_examples``: the seq2seq decoding comparison, beam trees, the
-  worked examples.
+* ``occurrences``: one word's occurrences, shared by the Context similarity and PCA pages;
+* ``result_cache``: results kept on disk beside the models, keyed by the model's files and the inputs;
+* ``charts``, ``chart_text``: what the pages' figures share (sense colours, log ticks, escaping), the training
+  curves;
+* ``warm_up``: the background import of the heavy modules while the first page renders.
 """

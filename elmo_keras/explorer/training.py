@@ -138,9 +138,8 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
         ValueError: no ``train`` rows; training errors as ``train_bilm``.
     """
     train, heldout = split_sentences(corpus)
-    from elmo_keras.models.bilm.training import (
-        train_bilm,  # here: Keras loads with the first training, not with the app
-    )
+    # here: Keras loads with the first training, not with the app
+    from elmo_keras.models.bilm.training import train_bilm
 
     return train_bilm(
         corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,

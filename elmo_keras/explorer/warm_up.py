@@ -17,14 +17,14 @@ import time
 
 PAGE_MODULES = (
     "elmo_keras.models.bilm.directory",  # Keras and TensorFlow, and loading a model
-    "elmo_keras.explorer.similarity",
-    "elmo_keras.explorer.projection",  # scikit-learn
-    "elmo_keras.explorer.layer_weights_store",
-    "elmo_keras.explorer.decoding",
-    "elmo_keras.explorer.tagging",
-    "elmo_keras.explorer.classification",
-    "elmo_keras.explorer.dialogue",
-    "elmo_keras.explorer.gradients",
+    "elmo_keras.explorer.similarity.service",
+    "elmo_keras.explorer.projection.service",  # scikit-learn
+    "elmo_keras.explorer.layer_weights.store",
+    "elmo_keras.explorer.decoding.service",
+    "elmo_keras.explorer.tagging.service",
+    "elmo_keras.explorer.classification.service",
+    "elmo_keras.explorer.dialogue.service",
+    "elmo_keras.explorer.gradients.service",
 )
 DELAY_SECONDS = 2.5
 _lock = threading.Lock()

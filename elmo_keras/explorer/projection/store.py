@@ -13,7 +13,7 @@ import pandas as pd
 
 from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.model_store import ModelRef
-from elmo_keras.explorer.projection_view import ProjectionView, view_from_json, view_to_json
+from elmo_keras.explorer.projection.view import ProjectionView, view_from_json, view_to_json
 from elmo_keras.explorer.result_cache import result_path, stored_result
 from elmo_keras.safe_files import write_json_object
 
@@ -38,7 +38,8 @@ def computed_pca_view(model, ref: ModelRef, corpus: pd.DataFrame, word: str, typ
     Raises:
         ValueError: as ``pca_view`` (nothing is kept then).
     """
-    from elmo_keras.explorer.projection import pca_view  # here: the model's computation needs Keras, scikit-learn
+    # here: the model's computation needs Keras, scikit-learn
+    from elmo_keras.explorer.projection.service import pca_view
 
     view = pca_view(model, corpus, word, typed_text, n_components)
     # replaces a stored file that could not be read; where nothing can be written, the next call computes again

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from elmo_keras.explorer.corpus import fingerprint
-from elmo_keras.explorer.layer_weights import LayerWeightReport, MixHead, TaskReport, layer_weight_report
+from elmo_keras.explorer.layer_weights.service import LayerWeightReport, MixHead, TaskReport, layer_weight_report
 from elmo_keras.explorer.model_store import ModelRef
 from elmo_keras.explorer.result_cache import array_from_json, array_to_json, cached_result, result_path
 

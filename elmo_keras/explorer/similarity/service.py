@@ -16,7 +16,7 @@ from elmo_keras.analysis.senses import TYPED, UNLABELLED, sense_separation
 from elmo_keras.analysis.similarity import cosine_similarity_matrices, within_across_similarity
 from elmo_keras.explorer.corpus import labelled_words
 from elmo_keras.explorer.occurrences import ordered_occurrences, subsample_per_sense
-from elmo_keras.explorer.similarity_view import DEFAULT_PER_SENSE, SUMMARY_MEASURES, SimilarityView
+from elmo_keras.explorer.similarity.view import DEFAULT_PER_SENSE, SUMMARY_MEASURES, SimilarityView
 
 __all__ = ["DEFAULT_PER_SENSE", "SUMMARY_MEASURES", "SimilarityView", "context_similarity", "one_vector_layers"]
 

@@ -35,7 +35,7 @@ from elmo_keras.analysis.gradient_study.results import (
 from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, train_remember_first
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.first_use import FirstUseModels
-from elmo_keras.explorer.gradients_store import MEASUREMENTS_FILE, read_measurements, write_measurements
+from elmo_keras.explorer.gradients.store import MEASUREMENTS_FILE, read_measurements, write_measurements
 from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory, discard_page_directories
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.safe_files import read_json_object, replace_directory, staging_directory, write_json_object

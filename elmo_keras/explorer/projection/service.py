@@ -1,6 +1,6 @@
 """PCA of one word's occurrences, fitted separately in every layer (``analysis.pca_per_layer``).
 
-The view it returns is ``projection_view.ProjectionView`` (kept on disk by ``projection_store``)."""
+The view it returns is ``view.ProjectionView`` (kept on disk by ``store``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pandas as pd
 
 from elmo_keras.analysis.similarity import pca_per_layer
 from elmo_keras.explorer.occurrences import ordered_occurrences
-from elmo_keras.explorer.projection_view import ProjectionView
+from elmo_keras.explorer.projection.view import ProjectionView
 
 __all__ = ["ProjectionView", "pca_view"]
-from elmo_keras.explorer.similarity import one_vector_layers
+from elmo_keras.explorer.similarity.service import one_vector_layers
 
 
 def pca_view(model, corpus: pd.DataFrame, word: str, typed_text: str = "", n_components: int = 2,

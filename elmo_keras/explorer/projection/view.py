@@ -1,4 +1,4 @@
-"""What the PCA page draws (``ProjectionView``), and its JSON form for ``projection_store``.
+"""What the PCA page draws (``ProjectionView``), and its JSON form for ``store``.
 
 No Keras, TensorFlow or scikit-learn here: a stored view is read and drawn before any of them is imported.
 """

@@ -1,7 +1,7 @@
 """Plotly figures for the Classification page: the feature map filling in, the feature maps of several heights,
 class probabilities per model and the CNN's strongest filters.
 
-Built from ``explorer.classification`` / ``classification_views``' plain data and returned, never shown (the page
+Built from ``service`` / ``views``' plain data and returned, never shown (the page
 calls ``st.plotly_chart``).
 """
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from elmo_keras.explorer.model_store import ModelRef
 from elmo_keras.explorer.result_cache import frame_from_json, frame_to_json, model_digest, result_path, stored_result
-from elmo_keras.explorer.tagging import TaggingView, tag_sentence
+from elmo_keras.explorer.tagging.service import TaggingView, tag_sentence
 from elmo_keras.safe_files import write_json_object
 
 RESULT_KIND = "tagging"

@@ -1,4 +1,4 @@
-"""What the context-similarity page draws (``SimilarityView``), and its JSON form for ``similarity_store``.
+"""What the context-similarity page draws (``SimilarityView``), and its JSON form for ``store``.
 
 No Keras or TensorFlow here: a stored view is read and drawn before either is imported.
 """

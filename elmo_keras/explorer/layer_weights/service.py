@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 
 from elmo_keras._quiet import keras
-from elmo_keras.explorer.probe_tasks import POS, SENSE, ProbeTask, corpus_activations, pos_task, sense_task
+from elmo_keras.explorer.layer_weights.probe_tasks import (
+    POS,
+    SENSE,
+    ProbeTask,
+    corpus_activations,
+    pos_task,
+    sense_task,
+)
 from elmo_keras.layers.scalar_mix import ScalarMix
 
 MIX_EPOCHS = 30

@@ -22,7 +22,7 @@ import pandas as pd
 from keras import ops
 
 from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.classification_views import SlidingStep, sliding_step
+from elmo_keras.explorer.classification.views import SlidingStep, sliding_step
 from elmo_keras.explorer.first_use import FirstUseModels
 from elmo_keras.explorer.model_store import (
     CLASSIFIERS_DIR_NAME,

@@ -15,7 +15,7 @@ import pandas as pd
 from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.model_store import ModelRef
 from elmo_keras.explorer.result_cache import result_path, stored_result
-from elmo_keras.explorer.similarity_view import SimilarityView, view_from_json, view_to_json
+from elmo_keras.explorer.similarity.view import SimilarityView, view_from_json, view_to_json
 from elmo_keras.safe_files import write_json_object
 
 RESULT_KIND = "context_similarity"
@@ -43,7 +43,7 @@ def computed_context_similarity(model, ref: ModelRef, corpus: pd.DataFrame, word
     Raises:
         ValueError: as ``context_similarity`` (nothing is kept then).
     """
-    from elmo_keras.explorer.similarity import context_similarity  # here: the model's computation needs Keras
+    from elmo_keras.explorer.similarity.service import context_similarity  # here: the model's computation needs Keras
 
     view = context_similarity(model, corpus, word, typed_text, per_sense)
     # replaces a stored file that could not be read; where nothing can be written, the next call computes again

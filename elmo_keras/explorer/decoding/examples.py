@@ -15,7 +15,7 @@ import pandas as pd
 
 from elmo_keras.decoding import beam_search, exhaustive_search, filter_distribution, greedy, sample
 from elmo_keras.decoding.worked_examples import WorkedExample, all_examples
-from elmo_keras.explorer.search_views import StepDistribution, TreeLayout, step_distribution, tree_layout
+from elmo_keras.explorer.decoding.search_views import StepDistribution, TreeLayout, step_distribution, tree_layout
 
 
 @dataclass(frozen=True)
