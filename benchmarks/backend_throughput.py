@@ -40,7 +40,7 @@ def measure(repeats: int, train_toy: bool) -> dict:
     from elmo_keras.layers import BiLM, WordEmbedding
     from elmo_keras.models import build_bilm_lm, get_preset, train_bilm
     from elmo_keras.models.bilm.inference import bilm_activations
-    from elmo_keras.models.optimizer import compile_for_training
+    from elmo_keras.models.fitting import compile_for_training
 
     rng = np.random.default_rng(0)
     forward, first_call = {}, {}

@@ -33,9 +33,9 @@ from elmo_keras.models.seq2seq import encode_sources, train_seq2seq
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
 
 
-def per_hypothesis_beam(encode, step, source, beam_size, max_len):
+def per_hypothesis_beam(initial_states, step, source, beam_size, max_len):
     """Shrinking-beam search (as ``beam_search``) with one batch-1 decoder call per live hypothesis per step."""
-    state = encode(source[None])
+    state = initial_states(source[None])
     live = [((), 0.0, state)]  # (tokens, log_prob, decoder states)
     finished = []
     for _ in range(max_len):
@@ -92,8 +92,8 @@ def main():
 
     search = BatchedBeamSearch(model, BOS_ID, EOS_ID, args.max_len, args.beam, pad_id=PAD_ID)
     batched_s, batched = timed(lambda: search(sources), args.repeats)
-    encode, step = compile_function(model.encode), compile_function(model.decode_step)
-    loop_s, looped = timed(lambda: [per_hypothesis_beam(encode, step, s, args.beam, args.max_len) for s in sources],
+    start, step = compile_function(model.initial_states), compile_function(model.decoder_step)
+    loop_s, looped = timed(lambda: [per_hypothesis_beam(start, step, s, args.beam, args.max_len) for s in sources],
                            max(1, args.repeats // 10))
     function_s, functional = timed(
         lambda: [beam_search(model.log_prob_fn(s[s != PAD_ID]), BOS_ID, EOS_ID, args.max_len, args.beam)

@@ -44,7 +44,8 @@ from elmo_keras._backend import loss_and_gradients  # noqa: E402
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.models import BiLMConfig, build_bilm_lm  # noqa: E402
 from elmo_keras.models.bilm.sampled_softmax import sample_candidates, sampled_softmax_losses  # noqa: E402
-from elmo_keras.models.optimizer import CLIP_NORM, DenseGradientAdam, compile_for_training  # noqa: E402
+from elmo_keras.models.fitting import compile_for_training  # noqa: E402
+from elmo_keras.models.optimizer import CLIP_NORM, DenseGradientAdam  # noqa: E402
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, token_to_char_ids  # noqa: E402
 
 BILM_TF = BiLMConfig(

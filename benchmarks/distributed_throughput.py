@@ -27,7 +27,7 @@ from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.models.bilm.distribution import configure_cpu_devices, distribution_scope  # noqa: E402
 from elmo_keras.models.bilm.language_model import build_bilm_lm  # noqa: E402
 from elmo_keras.models.bilm.presets import get_preset  # noqa: E402
-from elmo_keras.models.optimizer import compile_for_training  # noqa: E402
+from elmo_keras.models.fitting import compile_for_training  # noqa: E402
 
 VOCAB, BATCH, WORDS = 500, 32, 12
 

@@ -26,7 +26,7 @@ from timing import cpu_name, fastest_seconds  # noqa: E402
 
 from elmo_keras._quiet import keras  # noqa: E402
 from elmo_keras.models import BiLMConfig, build_bilm_lm  # noqa: E402
-from elmo_keras.models.optimizer import compile_for_training  # noqa: E402
+from elmo_keras.models.fitting import compile_for_training  # noqa: E402
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID  # noqa: E402
 
 CONFIG = BiLMConfig(token_input="word", embedding_dim=64, units=128, projection_dim=64, num_layers=2, dropout=0.0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 
 # Far above any useful biLM batch (bilm-tf trained with 128 per device), far below what exhausts a machine.
 MAX_BATCH_SIZE = 65_536
@@ -21,7 +21,7 @@ def check_batch_size(value, name: str = "batch_size") -> int:
     Raises:
         ValueError: naming ``name`` and the value received.
     """
-    value = check_positive_int(value, name)
+    value = check_int(value, name)
     if value > MAX_BATCH_SIZE:
         raise ValueError(f"{name} = {value:,} is far more sentences per batch than is useful (at most "
                          f"{MAX_BATCH_SIZE:,}); a batch is capped at the corpus size anyway: use e.g. 32–128")

@@ -9,6 +9,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 # per-machine measurements (training_precision="auto") go to a cache of this run, not the user's home
 os.environ["ELMO_KERAS_CACHE"] = tempfile.mkdtemp(prefix="elmo_keras_cache_")
+# JAX compiles every new model's steps; many tests build the same tiny models, so a persistent compilation cache,
+# shared by the xdist workers and kept between runs on this machine, compiles each once (keyed by the computation,
+# JAX's version and flags: a hit runs the same executable). Measured: one cold run 20-35% faster, a warm one 3x.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
+                      os.path.join(tempfile.gettempdir(), f"elmo_keras_tests_jax_cache_{os.getuid()}"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 import pytest  # noqa: E402
 
@@ -26,8 +32,8 @@ BACKEND_INDEPENDENT_FILES = (
     "test_argument_checks", "test_convolution_example", "test_decoding_beam", "test_decoding_exhaustive",
     "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model", "test_decoding_trace",
     "test_decoding_worked_examples", "test_dialogue_data", "test_docs", "test_import_structure", "test_polysemy",
-    "test_safe_files", "test_sentiment_data", "test_tagging_data", "test_tagging_schemes", "test_text",
-    "test_text_conll", "test_vocabulary_files",
+    "test_safe_files", "test_sentence_files", "test_sentiment_data", "test_tagging_data", "test_tagging_schemes",
+    "test_text", "test_text_conll", "test_vocabulary_files",
 )
 
 

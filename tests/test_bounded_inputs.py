@@ -129,13 +129,13 @@ def test_dialogue_sizes_are_refused_before_the_model_reads_the_history(hred, vhr
     def boom(*args, **kwargs):
         raise AssertionError("the model ran although an argument was refused")
 
-    monkeypatch.setattr(HRED, "encode_context", boom)
+    monkeypatch.setattr(HRED, "context_vector", boom)
     raises("num_samples = 10,000,000 is more z draws than latent_responses decodes (at most 1,000",
            latent_responses, vhred, HISTORY, 10**7)
     raises("beam_size = 10,000,000 with max_len = 12", beam_responses, hred, HISTORY, 10**7)
     raises("num_samples = 10,000,000 with max_len = 12", sampled_responses, hred, HISTORY, 10**7)
     raises("max_len = 100,000 is longer", greedy_response, hred, HISTORY, max_len=10**5)
-    raises("top_k must be an int >= 1, received 0", sampled_responses, hred, HISTORY, 3, top_k=0)
+    raises("top_k must be a positive int or None, received 0", sampled_responses, hred, HISTORY, 3, top_k=0)
     raises("num_samples = 10,000,000 draws of z (2 values each) are more than 16,777,216", vhred.sample_prior, None,
            10**7)
     with pytest.raises(TypeError, match="latent_responses needs a VHRED"):
@@ -157,9 +157,9 @@ def test_ids_outside_the_vocabulary_are_one_line_naming_the_argument(hred, vhred
     raises("prefixes holds id 77 at [0, 1], outside the vocabulary [0, 16)", hred.log_prob_fn(HISTORY),
            np.array([[BOS_ID, 77]]))
     raises("source holds id 99 at [1], outside the vocabulary [0, 16)", seq2seq.log_prob_fn, np.array([5, 99]))
-    raises("prefixes holds id 40 at [0, 1], outside the vocabulary [0, 16)", seq2seq.next_log_probs,
+    raises("prefixes holds id 40 at [0, 1], outside the vocabulary [0, 16)", seq2seq.step_log_probs,
            np.array([5, 6]), np.array([[BOS_ID, 40]]))
-    raises("source holds id -1 at [0]", seq2seq.next_log_probs, np.array([-1, 6]), np.array([[BOS_ID]]))
+    raises("source holds id -1 at [0]", seq2seq.step_log_probs, np.array([-1, 6]), np.array([[BOS_ID]]))
     raises("sources holds id 99 at [1, 0], outside the vocabulary [0, 16)", beam_search_batch, seq2seq,
            np.array([[5, 6], [99, 6]]), BOS_ID, EOS_ID, 4, 2)
     raises("bos_id must be a token id in [0, vocab size 16) of next_log_probs, received 40", greedy,
@@ -240,7 +240,7 @@ def test_seq2seq_scores_prefixes_in_bounded_pieces(seq2seq, monkeypatch):
     from elmo_keras.models.seq2seq import model as seq2seq_model
 
     prefixes = np.array([[BOS_ID, 5, 6], [BOS_ID, 7, 8], [BOS_ID, 9, 9], [BOS_ID, 4, 5], [BOS_ID, 6, 6]])
-    whole = seq2seq.next_log_probs(np.array([5, 6, 7]), prefixes)
+    whole = seq2seq.step_log_probs(np.array([5, 6, 7]), prefixes)
     monkeypatch.setattr(seq2seq_model, "SCORE_TOKENS_PER_CALL", 12)  # two rows (3 source + 3 prefix tokens) a call
-    np.testing.assert_allclose(seq2seq.next_log_probs(np.array([5, 6, 7]), prefixes), whole, atol=1e-6)
+    np.testing.assert_allclose(seq2seq.step_log_probs(np.array([5, 6, 7]), prefixes), whole, atol=1e-6)
     assert to_numpy(whole).shape == (5, VOCAB)

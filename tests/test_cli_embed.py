@@ -56,7 +56,7 @@ def test_errors_are_one_line(model_files, tmp_path, capsys):
     model = ["--options", model_files[0], "--weights", model_files[1]]
     status = main(["embed", str(blank), str(tmp_path / "o.hdf5"), *model, "--quiet"])
     assert status == 1
-    assert capsys.readouterr().err == f"error: {blank}: line 2 is blank; every line must hold one sentence\n"
+    assert capsys.readouterr().err == f"error: {blank}, line 2 is blank; every line must hold one sentence\n"
     status = main(["embed", str(blank), str(tmp_path / "o.hdf5"), "--options", model_files[0], "--weights", str(blank)])
     assert status == 1 and "is not an HDF5 file" in capsys.readouterr().err
 

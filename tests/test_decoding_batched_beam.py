@@ -14,7 +14,7 @@ BOS, EOS, VOCAB, NUM_SOURCES = 0, 1, 6, 5
 class TableStepModel:
     """A step model over a source-conditioned bigram table ``P[source, last token, next token]``.
 
-    ``encode`` puts the source id (first source token) in the state; ``decode_step`` looks the row up.
+    ``initial_states`` puts the source id (first source token) in the state; ``decoder_step`` looks the row up.
     """
 
     def __init__(self, probs):
@@ -22,10 +22,10 @@ class TableStepModel:
         with np.errstate(divide="ignore"):
             self.log_probs = np.log(probs).astype("float32")  # (S, V, V)
 
-    def encode(self, source_ids):
+    def initial_states(self, source_ids):
         return [ops.cast(source_ids[:, :1], "float32")]  # (B, 1)
 
-    def decode_step(self, states, last_token_ids):
+    def decoder_step(self, states, last_token_ids):
         source = ops.cast(states[0][:, 0], "int32")
         rows = source * VOCAB + ops.cast(last_token_ids, "int32")
         table = ops.reshape(ops.convert_to_tensor(self.log_probs), (-1, VOCAB))
@@ -67,9 +67,9 @@ def test_ties_and_reuse():
 
 
 @pytest.mark.parametrize("kwargs, error", [
-    ({"beam_size": 0}, "beam_size must be an int >= 1, received 0"),
+    ({"beam_size": 0}, "beam_size must be a positive int, received 0"),
     ({"num_return": 6}, "num_return must be <= beam_size (5), received 6"),
-    ({"max_len": -1}, "max_len must be an int >= 1, received -1"),
+    ({"max_len": -1}, "max_len must be a positive int, received -1"),
 ])
 def test_argument_errors(kwargs, error):
     args = {"bos_id": BOS, "eos_id": EOS, "max_len": 4, "beam_size": 5, **kwargs}
@@ -79,7 +79,7 @@ def test_argument_errors(kwargs, error):
 
 
 def test_step_model_and_sources_are_checked():
-    with pytest.raises(TypeError, match="step_model must have a callable encode"):
+    with pytest.raises(TypeError, match="step_model must have a callable initial_states"):
         BatchedBeamSearch(object(), BOS, EOS, 4, 2)
     search = BatchedBeamSearch(random_step_model(0), BOS, EOS, 4, 2)
     with pytest.raises(ValueError, match="sources must be int \\(batch, source_len\\)"):
@@ -104,11 +104,11 @@ SOURCES = np.array([[s, 9, 9] for s in range(NUM_SOURCES)], dtype=np.int32)
 
 
 @pytest.mark.parametrize("log_probs, message", [
-    (np.full((NUM_SOURCES, VOCAB, VOCAB), np.nan), "decode_step returned NaN for sources[0] at step 1"),
-    (with_rows(3, BOS, np.nan), "decode_step returned NaN for sources[3] at step 1"),
-    (with_rows(1, slice(BOS + 1, None), np.nan), "decode_step returned NaN for sources[1] at step 2"),
-    (np.full((NUM_SOURCES, VOCAB, VOCAB), np.inf), "decode_step returned +inf for sources[0]"),
-    (with_rows(2, BOS, 5.0), "decode_step returned 5 > 0 for sources[2]; it must return log-probabilities (<= 0): "
+    (np.full((NUM_SOURCES, VOCAB, VOCAB), np.nan), "decoder_step returned NaN for sources[0] at step 1"),
+    (with_rows(3, BOS, np.nan), "decoder_step returned NaN for sources[3] at step 1"),
+    (with_rows(1, slice(BOS + 1, None), np.nan), "decoder_step returned NaN for sources[1] at step 2"),
+    (np.full((NUM_SOURCES, VOCAB, VOCAB), np.inf), "decoder_step returned +inf for sources[0]"),
+    (with_rows(2, BOS, 5.0), "decoder_step returned 5 > 0 for sources[2]; it must return log-probabilities (<= 0): "
                              "apply log_softmax"),
     (np.full((NUM_SOURCES, VOCAB, VOCAB), -np.inf), "every token probability 0 (all -inf) for sources[0] at step 1"),
 ])
@@ -135,7 +135,7 @@ def test_only_live_hypotheses_are_checked():
 def test_eos_outside_the_vocabulary_is_refused():
     search = BatchedBeamSearch(random_step_model(0), BOS, VOCAB, 4, 2)  # the vocabulary is known after the call
     with pytest.raises(ValueError, match=r"eos_id must be a token id in \[0, vocab size 6\) of what "
-                                         r"step_model.decode_step returns, received 6"):
+                                         r"step_model.decoder_step returns, received 6"):
         search(SOURCES)
 
 

@@ -115,9 +115,9 @@ def test_length_penalty_prefers_longer_outputs():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"beam_size": 0}, "beam_size must be an int >= 1, received 0"),
-    ({"beam_size": 2.0}, "beam_size must be an int >= 1, received 2.0"),
-    ({"beam_size": 2, "max_len": 0}, "max_len must be an int >= 1, received 0"),
+    ({"beam_size": 0}, "beam_size must be a positive int, received 0"),
+    ({"beam_size": 2.0}, "beam_size must be a positive int, received 2.0"),
+    ({"beam_size": 2, "max_len": 0}, "max_len must be a positive int, received 0"),
     ({"beam_size": 2, "length_penalty": -1}, "length_penalty must be a finite number >= 0, received -1"),
     ({"beam_size": 2, "num_return": 3}, "num_return must be <= beam_size (2), received 3"),
 ])

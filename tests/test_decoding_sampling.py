@@ -120,10 +120,10 @@ def test_single_sample_vs_list():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"temperature": -0.5}, "temperature must be a finite number >= 0 (0 = greedy), received -0.5"),
-    ({"top_k": 0}, "top_k must be an int >= 1, received 0"),
+    ({"top_k": 0}, "top_k must be a positive int or None, received 0"),
     ({"top_p": 1.2}, "top_p must be in (0, 1], received 1.2"),
-    ({"num_samples": 0}, "num_samples must be an int >= 1, received 0"),
-    ({"max_len": 0}, "max_len must be an int >= 1, received 0"),
+    ({"num_samples": 0}, "num_samples must be a positive int, received 0"),
+    ({"max_len": 0}, "max_len must be a positive int, received 0"),
 ])
 def test_sample_argument_errors(kwargs, message):
     args = {"max_len": 4, **kwargs}

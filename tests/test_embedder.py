@@ -1,6 +1,7 @@
 """ElmoEmbedder: deterministic stateless vectors, the original stateful numbers, AllenNLP's HDF5 file layout,
 clear input-file errors, and model directories trained by elmo_keras."""
 
+import gzip
 import json
 import re
 
@@ -130,12 +131,13 @@ def test_embed_file_layout_matches_embed_sentence(embedder, tmp_path, output_for
 def test_embed_file_errors(embedder, tmp_path):
     blank = tmp_path / "blank.txt"
     blank.write_text("one line\ntwo line\n   \nfour\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=f"{re.escape(str(blank))}: line 3 is blank"):
+    with pytest.raises(ValueError, match=f"{re.escape(str(blank))}, line 3 is blank"):
         embedder.embed_file(blank, tmp_path / "out.hdf5")
     assert not (tmp_path / "out.hdf5").exists()
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("first line\ncaf\u00e9 au lait\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=f"{re.escape(str(latin1))}: not valid UTF-8 at byte offset 14 \\(line 2\\)"):
+    not_utf8 = f"{re.escape(str(latin1))}, line 2: not UTF-8 \\(invalid continuation byte at byte 3 of the line"
+    with pytest.raises(ValueError, match=not_utf8):
         embedder.embed_file(latin1, tmp_path / "out.hdf5")
     with pytest.raises(FileNotFoundError, match="missing.txt"):
         embedder.embed_file(tmp_path / "missing.txt", tmp_path / "out.hdf5")
@@ -179,6 +181,9 @@ def test_read_sentence_file_drops_bom_and_line_endings(tmp_path):
     path = tmp_path / "in.txt"
     path.write_bytes("\ufeffOne two\r\nthree\n".encode("utf-8"))
     assert read_sentence_file(path) == ["One two", "three"]
+    zipped = tmp_path / "in.txt.gz"  # the rules of every sentence file (text.sentence_files): gzip, a lone \r
+    zipped.write_bytes(gzip.compress(b"four\rfive\n"))
+    assert read_sentence_file(zipped) == ["four", "five"]
 
 
 def test_encoders_add_boundaries_and_pad():

@@ -48,10 +48,10 @@ def test_logits_shape_and_get_config_round_trip(model):
 @pytest.mark.parametrize("cell", ["gru", "lstm"])
 def test_padded_words_and_padded_turns_change_nothing(cell):
     model = model_for_cell(cell)
-    context = to_numpy(model.encode_context(HISTORY))
+    context = to_numpy(model.context_vector(HISTORY))
     wider = np.pad(HISTORY, ((0, 0), (0, 2), (0, 3)))  # two more padded turns, three more padded words per turn
-    np.testing.assert_allclose(to_numpy(model.encode_context(wider)), context, atol=TOLERANCE)
-    alone = to_numpy(model.encode_context(HISTORY[1:, :2, :2]))  # row 1 without any padding
+    np.testing.assert_allclose(to_numpy(model.context_vector(wider)), context, atol=TOLERANCE)
+    alone = to_numpy(model.context_vector(HISTORY[1:, :2, :2]))  # row 1 without any padding
     np.testing.assert_allclose(alone[0], context[1], atol=TOLERANCE)
     longer = np.pad(RESPONSE_IN, ((0, 0), (0, 2)))
     logits = to_numpy(model({"history": wider, "response_in": longer}))[:, :4]
@@ -79,7 +79,7 @@ def test_c_t_never_sees_utterance_t(model, turn):
     assert np.abs(changed[0, turn + 1] - states[0, turn + 1]).max() > 1e-4  # c_{t+1} read utterance t
     np.testing.assert_allclose(changed[1], states[1], atol=0)  # the other dialogue: untouched
     assert np.all(states[:, 0] == 0)  # c_1 is the initial state
-    np.testing.assert_allclose(states[0, -1], to_numpy(model.encode_context(HISTORY))[0], atol=TOLERANCE)
+    np.testing.assert_allclose(states[0, -1], to_numpy(model.context_vector(HISTORY))[0], atol=TOLERANCE)
 
 
 def test_loss_is_the_batch_mean_of_per_response_cross_entropy_sums(model):
@@ -92,15 +92,26 @@ def test_loss_is_the_batch_mean_of_per_response_cross_entropy_sums(model):
 
 
 def test_step_api_matches_teacher_forcing(model):
-    states = model.decoder_states(model.encode_context(HISTORY))
-    logits = to_numpy(model.decode_sequence(states, RESPONSE_IN))
+    states = model.decoder_states(model.context_vector(HISTORY))
+    logits = to_numpy(model.decoder_logits(states, RESPONSE_IN))
     for t in range(RESPONSE_IN.shape[1]):
-        log_probs, states = model.decode_step(states, RESPONSE_IN[:, t])
+        log_probs, states = model.decoder_step(states, RESPONSE_IN[:, t])
         expected = to_numpy(model.next_token_log_probs(logits[:, t]))
         np.testing.assert_allclose(to_numpy(log_probs)[0], expected[0], atol=TOLERANCE)
     fn = model.log_prob_fn(HISTORY[0])
     np.testing.assert_allclose(fn(RESPONSE_IN[:1])[0], to_numpy(model.next_token_log_probs(logits[:1, -1]))[0],
                                atol=TOLERANCE)
+
+
+def test_the_shared_step_api_conditions_on_one_history(model):
+    """``initial_states`` / ``step_log_probs(history, prefixes)``: the names and argument order of ``Seq2Seq``'s."""
+    states = model.initial_states(HISTORY)
+    for state, expected in zip(states, model.decoder_states(model.context_vector(HISTORY))):
+        np.testing.assert_allclose(to_numpy(state), to_numpy(expected), atol=TOLERANCE)
+    logits = to_numpy(model.decoder_logits(states, RESPONSE_IN))
+    got = model.step_log_probs(HISTORY[0], RESPONSE_IN[:1, :3])
+    assert got.dtype == np.float32 and got.shape == (1, VOCAB)
+    np.testing.assert_allclose(got[0], to_numpy(model.next_token_log_probs(logits[:1, 2]))[0], atol=TOLERANCE)
 
 
 def test_shared_decoding_strategies_give_valid_sequences(model):

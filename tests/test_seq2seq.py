@@ -163,22 +163,38 @@ def test_padding_never_changes_outputs(cell, num_layers):
 def test_step_api_matches_the_full_sequence(cell, num_layers):
     model = small_model(cell, num_layers)
     full = keras.ops.convert_to_numpy(model.next_token_log_probs(model((SOURCE[:1], TARGET_IN[:1]))))[0]
-    states = model.encode(SOURCE[:1])
+    states = model.initial_states(SOURCE[:1])
     assert len(states) == num_layers * (1 if cell == "gru" else 2)
     for t, token in enumerate(TARGET_IN[0]):
-        log_probs, states = model.decode_step(states, np.array([token]))
+        log_probs, states = model.decoder_step(states, np.array([token]))
         np.testing.assert_allclose(keras.ops.convert_to_numpy(log_probs)[0], full[t], atol=1e-5)
-    np.testing.assert_allclose(model.next_log_probs(SOURCE[0], TARGET_IN[:1, :3]), full[None, 2], atol=1e-5)
+    np.testing.assert_allclose(model.step_log_probs(SOURCE[0], TARGET_IN[:1, :3]), full[None, 2], atol=1e-5)
+
+
+def test_the_shared_step_api_scores_as_the_compiled_path():
+    """The decoder step API HRED shares: from the initial states, every prefix re-read or one step per call
+    (``PrefixScorer``), the numbers of ``step_log_probs``."""
+    model = small_model("lstm", 2)
+    prefixes = np.array([[BOS_ID, 10, 11], [BOS_ID, 13, 4]])
+    expected = model.step_log_probs(SOURCE[0], prefixes)
+    states = model.initial_states(SOURCE[:1])
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(model.step_log_probs_from_states(states, prefixes)),
+                               expected, atol=1e-5)
+    scorer = model.log_prob_fn_from_states(states)
+    for t in range(1, prefixes.shape[1] + 1):
+        np.testing.assert_allclose(scorer(prefixes[:, :t]), model.step_log_probs(SOURCE[0], prefixes[:, :t]),
+                                   atol=1e-5)
+    assert scorer.vocab_size == model.vocab_size
 
 
 def test_decoders_never_emit_pad_or_bos():
     """<pad> and <S> get probability 0, so no strategy can put <pad> in a prefix (which the decoder masks)."""
     model = small_model()
-    log_probs = model.next_log_probs(SOURCE[0], np.array([[BOS_ID]]))  # (1, vocab)
+    log_probs = model.step_log_probs(SOURCE[0], np.array([[BOS_ID]]))  # (1, vocab)
     assert np.isneginf(log_probs[:, [PAD_ID, BOS_ID]]).all()
     np.testing.assert_allclose(np.exp(log_probs).sum(axis=-1), 1.0, atol=1e-5)
-    step_log_probs, _ = model.decode_step(model.encode(SOURCE[:1]), np.array([BOS_ID]))
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(step_log_probs), log_probs, atol=1e-5)
+    stepped, _ = model.decoder_step(model.initial_states(SOURCE[:1]), np.array([BOS_ID]))
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(stepped), log_probs, atol=1e-5)
     hot = sample(model.log_prob_fn(SOURCE[0]), BOS_ID, EOS_ID, 12, temperature=5.0, top_p=1.0, seed=0)
     assert PAD_ID not in hot.tokens and BOS_ID not in hot.tokens
 
@@ -193,29 +209,29 @@ def test_batched_beam_equals_function_beam_on_an_untrained_model():
         assert [h.log_prob for h in batched] == pytest.approx([h.log_prob for h in generic], abs=1e-4)
 
 
-def test_next_log_probs_checks_shapes():
+def test_step_log_probs_checks_shapes():
     model = small_model()
     with pytest.raises(ValueError, match="prefixes must be int \\(n, t\\)"):
-        model.next_log_probs(SOURCE[0], np.array([BOS_ID]))
+        model.step_log_probs(SOURCE[0], np.array([BOS_ID]))
     with pytest.raises(ValueError, match="source must be \\(source_len,\\) or \\(n=1, source_len\\)"):
-        model.next_log_probs(SOURCE, np.array([[BOS_ID]]))
+        model.step_log_probs(SOURCE, np.array([[BOS_ID]]))
     with pytest.raises(ValueError, match="every source needs at least one word"):
-        model.next_log_probs(np.zeros(3, np.int32), np.array([[BOS_ID]]))
+        model.step_log_probs(np.zeros(3, np.int32), np.array([[BOS_ID]]))
     with pytest.raises(ValueError, match="no sources given"):
         encode_sources([], None)
 
 
-def test_next_log_probs_is_one_graph_equal_to_calling_the_model(tmp_path):
+def test_step_log_probs_is_one_graph_equal_to_calling_the_model(tmp_path):
     """Scored as one traced function for every number and length of prefixes, with the model's own numbers; a
     model that scored before saves and loads as usual."""
     model = small_model("lstm", 2)
     for prefixes in (np.array([[BOS_ID]]), np.array([[BOS_ID, 5, 6], [BOS_ID, 7, 8]])):
         source = np.broadcast_to(SOURCE[0], (len(prefixes), SOURCE.shape[1]))
         direct = model.next_token_log_probs(model((source, prefixes), training=False)[:, -1])
-        np.testing.assert_allclose(model.next_log_probs(SOURCE[0], prefixes), keras.ops.convert_to_numpy(direct),
+        np.testing.assert_allclose(model.step_log_probs(SOURCE[0], prefixes), keras.ops.convert_to_numpy(direct),
                                    atol=1e-6)
     if keras.backend.backend() == "tensorflow":
-        assert model._compiled_next_log_probs.experimental_get_tracing_count() == 1
+        assert model._compiled_step_log_probs.experimental_get_tracing_count() == 1
     model.save(tmp_path / "scored.keras")
     assert isinstance(keras.saving.load_model(tmp_path / "scored.keras"), Seq2Seq)
 
@@ -282,7 +298,7 @@ def test_model_directory_round_trip(trained, tmp_path):
     loaded = load_seq2seq(tmp_path / "s2s")
     assert loaded.vocabulary == trained.vocabulary and loaded.config == Seq2SeqConfig()
     prefixes = np.array([[BOS_ID, 5]])
-    np.testing.assert_allclose(loaded.next_log_probs(SOURCE[0], prefixes), trained.next_log_probs(SOURCE[0], prefixes),
+    np.testing.assert_allclose(loaded.step_log_probs(SOURCE[0], prefixes), trained.step_log_probs(SOURCE[0], prefixes),
                                atol=1e-6)
     (tmp_path / "s2s" / "vocabulary.json").unlink()
     with pytest.raises(FileNotFoundError, match="vocabulary.json is missing"):

@@ -13,9 +13,10 @@ import pytest
 
 from elmo_keras._backend import padded_time
 from elmo_keras.data import polysemy_sentences
-from elmo_keras.data.corpus_files import MAX_LINE_BYTES, CorpusFileError, corpus_paths
+from elmo_keras.data.corpus_files import CorpusFileError, corpus_paths
 from elmo_keras.data.streaming import StreamingCorpus, _buffer_shuffled, _interleaved
 from elmo_keras.text.batching import char_ids_with_boundaries
+from elmo_keras.text.sentence_files import MAX_LINE_BYTES
 from elmo_keras.text.vocabulary import PAD_ID, Vocabulary
 
 BATCH = 24
@@ -118,7 +119,7 @@ def decoded_rows(inputs, targets, vocabulary):
             fillers += 1
             continue
         length = int(np.count_nonzero(row))
-        rows.append(vocabulary.decode(row[1 : length - 1]))
+        rows.append(vocabulary.ids_to_tokens(row[1 : length - 1]))
     return rows, fillers
 
 
@@ -165,7 +166,7 @@ def test_lowercase_vocabulary_lowercases_word_ids_never_char_ids(corpus_dir):
     for batch, (inputs, targets) in zip(plan, corpus.epoch_batches(vocabulary, "char", BATCH, seed=0, epoch=0)):
         length = targets.shape[1]
         np.testing.assert_array_equal(inputs[: len(batch)], char_ids_with_boundaries(batch, length))
-        assert [vocabulary.decode(row[1 : len(s) + 1]) for row, s in zip(targets, batch)] == \
+        assert [vocabulary.ids_to_tokens(row[1 : len(s) + 1]) for row, s in zip(targets, batch)] == \
             [[t.lower() for t in s] for s in batch]
 
 

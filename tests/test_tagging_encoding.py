@@ -27,7 +27,7 @@ def test_tags_are_padded_with_minus_one_and_decoded_back():
     vocabulary = TaggingVocabulary.from_examples(EXAMPLES)
     tags = vocabulary.encode_tags("pos", [["DET", "NOUN"], ["ADJ"]], length=3)
     assert tags.tolist() == [[2, 3, PAD_TAG], [0, PAD_TAG, PAD_TAG]]
-    assert vocabulary.decode_tags("pos", tags, [2, 1]) == [["DET", "NOUN"], ["ADJ"]]
+    assert vocabulary.ids_to_tags("pos", tags, [2, 1]) == [["DET", "NOUN"], ["ADJ"]]
     with pytest.raises(ValueError, match=r"task 'pos': sentence 0, token 1 has tag 'VERB', which is not one of"):
         vocabulary.encode_tags("pos", [["DET", "VERB"]])
     with pytest.raises(ValueError, match=r"task names .ner., a task this tagger was not trained on; its tasks are "

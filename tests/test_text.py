@@ -161,7 +161,7 @@ def test_vocabulary_special_ids_and_lookup():
     assert vocab.token_to_id("river") == UNK_ID
     assert vocab.id_to_token(vocab.token_to_id("bank")) == "bank"
     assert vocab.encode(["the", "zebra"]) == [4, UNK_ID]
-    assert vocab.decode([2, 4, 3]) == ["<S>", "the", "</S>"]
+    assert vocab.ids_to_tokens([2, 4, 3]) == ["<S>", "the", "</S>"]
     with pytest.raises(IndexError, match="outside the vocabulary"):
         vocab.id_to_token(len(vocab))
 

@@ -65,10 +65,10 @@ def test_outputs_and_a_fixed_noise_gives_z_exactly(model):
     assert tuple(out["logits"].shape) == (2, 4, VOCAB) and tuple(out["kl"].shape) == (2,)
     noise = np.array([[0.5, -1.0, 2.0], [0.0, 0.3, -0.7]], np.float32)
     logits = to_numpy(model({"history": HISTORY, "response_in": RESPONSE_IN, "noise": noise})["logits"])
-    context = model.encode_context(HISTORY)
-    mean, log_var = (to_numpy(t) for t in model.posterior(context, model.encode_utterances(RESPONSE_IN[:, 1:])))
+    context = model.context_vector(HISTORY)
+    mean, log_var = (to_numpy(t) for t in model.posterior(context, model.utterance_vectors(RESPONSE_IN[:, 1:])))
     z = mean + np.exp(0.5 * log_var) * noise
-    expected = to_numpy(model.decode_sequence(model.decoder_states(context, z), RESPONSE_IN))
+    expected = to_numpy(model.decoder_logits(model.decoder_states(context, z), RESPONSE_IN))
     np.testing.assert_allclose(logits, expected, atol=TOLERANCE)
     mean_p, log_var_p = (to_numpy(t) for t in model.prior(context))
     np.testing.assert_allclose(to_numpy(out["kl"]), numpy_kl(mean, log_var, mean_p, log_var_p), rtol=1e-4, atol=1e-5)
@@ -101,7 +101,7 @@ def test_loss_is_reconstruction_plus_weighted_kl(model):
 
 
 def test_prior_samples_decode_to_valid_sequences_reproducibly(model):
-    context = model.encode_context(HISTORY[:1])
+    context = model.context_vector(HISTORY[:1])
     z = model.sample_prior(context, 4, seed=3)
     assert z.shape == (4, LATENT)
     np.testing.assert_array_equal(z, model.sample_prior(context, 4, seed=3))

@@ -7,7 +7,7 @@
 - ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0);
 - ``classifiers-toy``: the classification page's CNN and two BiLSTMs (``explorer.classification``, seed 0);
 - ``gradients-toy``: the gradients page's vanilla RNN and LSTM (``explorer.gradients``; the page measures their
-  gradients on its first visit);
+  gradients on its first visit and keeps them in the user's models directory, not shipped: about 27 MB of JSON);
 - ``dialogue-toy``: the dialogue page's HRED and VHRED (``explorer.dialogue.train_default_dialogue_models``, seed 0)
   with the experiment's settings (``SHIPPED_DIALOGUE_TRAINING``: 40 epochs, no KL annealing, no word dropout),
   which use the dialogue's topic; the page's own first-use training is shorter (about 20 s) and they often do not;
@@ -45,7 +45,6 @@ from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
 from elmo_keras.explorer.decoding.service import train_default_seq2seq  # noqa: E402
 from elmo_keras.explorer.dialogue.service import SHIPPED_DIALOGUE_TRAINING, train_default_dialogue_models  # noqa: E402
 from elmo_keras.explorer.gradients.service import train_gradient_models  # noqa: E402
-from elmo_keras.explorer.gradients.store import MEASUREMENTS_FILE  # noqa: E402
 from elmo_keras.explorer.layer_weights.store import stored_layer_weight_report  # noqa: E402
 from elmo_keras.explorer.model_store import (  # noqa: E402
     CLASSIFIERS_DIR_NAME,
@@ -125,10 +124,10 @@ def build_lecture_models(directory: pathlib.Path) -> None:
     train_default_classifiers(directory, seed=SEED)
     train_default_dialogue_models(directory, seed=SEED, **SHIPPED_DIALOGUE_TRAINING)
     train_gradient_models(directory)
-    # the measured gradients (4.9 MiB of float32 noise that does not compress) are not shipped: the page measures
-    # them again in about 3 s on its first visit and keeps them in the user's models directory
-    # (``explorer.gradients.keep_measurements``)
-    (directory / GRADIENTS_DIR_NAME / MEASUREMENTS_FILE).unlink()
+    # the measured gradients it keeps (``directory``'s result cache: about 27 MB of JSON, 4.9 MiB of float32 noise
+    # that does not compress) are not shipped (only the model directories are installed, and ``build_results``
+    # ships its own results): the page measures them again in about 3 s on its first visit and keeps them in the
+    # user's models directory (``explorer.gradients.store``)
 
 
 def build_lecture_pages(output: pathlib.Path) -> None:

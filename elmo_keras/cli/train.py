@@ -131,7 +131,9 @@ def is_streamed(args: argparse.Namespace) -> bool:
 
 def read_corpus_file(path: str) -> list[list[str]]:
     """The sentences of a corpus file, read whole: one whitespace-tokenized sentence per line (bilm-tf's format),
-    split exactly as a streamed corpus splits them (``data.corpus_files.file_sentences``); blank lines skipped.
+    split exactly as a streamed corpus splits them (``data.corpus_files.file_sentences``). The lines are read by the
+    rules ``embed`` reads its input by (``text.sentence_files``), except that blank lines are skipped here: nothing is
+    tied to a corpus line's number.
 
     Returns:
         The sentences as token lists, in file order (``train_bilm`` takes them as they are: no tokenizing).

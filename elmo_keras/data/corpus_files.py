@@ -1,36 +1,28 @@
 """The text files of a streamed corpus: which files a pattern names, and their sentences read one line at a time.
 
-A corpus is one or more UTF-8 text files (``.gz`` files are read as gzip), one sentence per line, tokens separated
-by whitespace (Python's ``str.split()``: any Unicode space), bilm-tf's training-file format. Blank lines are
-skipped; a file is read in pieces ending at ``\\n`` (at most ``MAX_LINE_BYTES``), each split into lines as
-``str.splitlines()`` splits them (``\\r\\n``, a lone ``\\r``, ``\\x85``, ``\\u2028``…), so a file gives the same
-sentences streamed and read whole; a byte-order mark opening a file is dropped. Nothing here holds more than one
-piece of a file at a time.
+A corpus is one or more files of one whitespace-tokenized sentence per line (bilm-tf's training-file format; tokens
+separated as Python's ``str.split()`` separates them: any Unicode space), read by the rules of
+``text.sentence_files``, blank lines skipped: UTF-8, ``.gz`` files read as gzip, lines ended as ``str.splitlines()``
+ends them, a line that is not UTF-8 or longer than ``MAX_LINE_BYTES`` (1 MiB) an error naming the file and the
+line. Nothing here holds more than one line of a file at a time.
 
 - ``corpus_paths``: a glob, a path or a list of them → the sorted, de-duplicated list of files, or a clear error
   (nothing matched, a directory, a missing file).
-- ``file_sentences``: one file's sentences as ``(line_number, tokens)``; a line that is not UTF-8, or longer than
-  ``MAX_LINE_BYTES``, raises an error naming the file and the line. A file loaded in memory (``train
-  --corpus FILE``) is read through it too, so it gives the same tokens either way.
+- ``file_sentences``: one file's sentences as ``(line_number, tokens)``. A file loaded in memory (``train --corpus
+  FILE``) is read through it too, so it gives the same tokens either way.
 """
 
 from __future__ import annotations
 
 import glob
-import gzip
 import os
 from collections.abc import Iterator, Sequence
 
-# One sentence per line: a line this long is a file that is not split into sentences (read whole, it would defeat
-# streaming); bilm-tf's 1B Word Benchmark lines are at most a few kilobytes.
-MAX_LINE_BYTES = 1 << 20
-GZIP_SUFFIX = ".gz"
-GZIP_MAGIC = b"\x1f\x8b"
-_BYTE_ORDER_MARK = "\ufeff"
+from elmo_keras.text.sentence_files import SentenceFileError, sentence_lines
 
-
-class CorpusFileError(ValueError):
-    """A corpus file cannot be read as sentences: not UTF-8, a line too long, missing, or not a file."""
+# The error of a corpus file that cannot be read as sentences (not UTF-8, a line too long, a damaged .gz file), or of
+# files that changed since a scan: the sentence files' error under the name the data package has always exported.
+CorpusFileError = SentenceFileError
 
 
 def corpus_paths(pattern: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
@@ -71,22 +63,6 @@ def corpus_paths(pattern: str | os.PathLike | Sequence[str | os.PathLike]) -> li
     return sorted(found)
 
 
-def open_binary(path: str):
-    """``path`` opened for reading bytes: through gzip for ``.gz`` files.
-
-    Raises:
-        gzip.BadGzipFile: a ``.gz`` file that does not start as gzip does, an empty one included (gzip itself
-            reads a 0-byte file as empty text).
-    """
-    if not path.endswith(GZIP_SUFFIX):
-        return open(path, "rb")
-    with open(path, "rb") as handle:
-        start = handle.read(len(GZIP_MAGIC))
-    if start != GZIP_MAGIC:
-        raise gzip.BadGzipFile(f"Not a gzipped file ({start!r})" if start else "the file is empty (0 bytes)")
-    return gzip.open(path, "rb")
-
-
 def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
     """The sentences of one corpus file, in file order: ``(line_number, tokens)``, blank lines skipped.
 
@@ -97,38 +73,9 @@ def file_sentences(path: str) -> Iterator[tuple[int, list[str]]]:
         ``(line_number, tokens)``: the 1-based line number and the line's whitespace-separated tokens (non-empty).
 
     Raises:
-        CorpusFileError: a line that is not UTF-8, a line over ``MAX_LINE_BYTES``, or a ``.gz`` file that is not
-            complete gzip: empty, not gzip, or truncated (each naming the file, and the line where there is one).
+        CorpusFileError: a line that is not UTF-8, a line over ``text.sentence_files.MAX_LINE_BYTES``, or a ``.gz``
+            file that is not complete gzip: empty, not gzip, or truncated (each naming the file, and the line where
+            there is one).
     """
-    line_number = 0
-    try:
-        with open_binary(path) as handle:
-            while True:
-                raw = handle.readline(MAX_LINE_BYTES + 1)
-                if not raw:
-                    return
-                line_number += 1
-                if len(raw) > MAX_LINE_BYTES:
-                    raise CorpusFileError(
-                        f"{path}, line {line_number}: longer than {MAX_LINE_BYTES:,} bytes; a corpus file holds one "
-                        "sentence per line (split the text into sentences first)")
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    raise CorpusFileError(
-                        f"{path}, line {line_number}: not UTF-8 ({error.reason} at byte {error.start} of the line: "
-                        f"{raw[max(0, error.start - 10):error.start + 10]!r}); convert the file to UTF-8, e.g. "
-                        "iconv -f latin1 -t utf-8") from None
-                if line_number == 1 and line.startswith(_BYTE_ORDER_MARK):
-                    line = line[1:]
-                for sentence in line.splitlines():  # "\r", "\x85", "\u2028"…: the lines str.splitlines() sees,
-                    tokens = sentence.split()         # as in the file's text read whole
-                    if tokens:
-                        yield line_number, tokens
-    except (OSError, EOFError) as error:  # gzip.BadGzipFile is an OSError; EOFError: a truncated gzip stream
-        where = f", line {line_number + 1}" if line_number else ""
-        damaged = path.endswith(GZIP_SUFFIX) and isinstance(error, (gzip.BadGzipFile, EOFError))
-        problem = "not a complete gzip file (files named *.gz are read as gzip)" if damaged else "cannot be read"
-        remedy = "; check it with gzip -t, then recompress it or leave it out of the corpus" if damaged else ""
-        raise CorpusFileError(f"{path}{where}: {problem}: {error}{remedy}") from error
-
+    for number, line in sentence_lines(path, blank_lines="skip"):
+        yield number, line.split()

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.data.corpus_files import CorpusFileError, corpus_paths, file_sentences
 from elmo_keras.limits import check_batch_size
 from elmo_keras.text.batching import TOKEN_INPUTS, lm_inputs_and_targets
@@ -113,11 +113,11 @@ class StreamingCorpus:
     def __init__(self, pattern, shuffle_buffer: int = 10_000, lowercase: bool = False, files_at_once: int = 4,
                  pool_batches: int = 8, max_sentence_tokens: int = DEFAULT_MAX_SENTENCE_TOKENS):
         self.paths = corpus_paths(pattern)
-        self.shuffle_buffer = check_positive_int(shuffle_buffer, "shuffle_buffer")
+        self.shuffle_buffer = check_int(shuffle_buffer, "shuffle_buffer")
         self.lowercase = bool(lowercase)
-        self.files_at_once = check_positive_int(files_at_once, "files_at_once")
-        self.pool_batches = check_positive_int(pool_batches, "pool_batches")
-        self.max_sentence_tokens = check_positive_int(max_sentence_tokens, "max_sentence_tokens")
+        self.files_at_once = check_int(files_at_once, "files_at_once")
+        self.pool_batches = check_int(pool_batches, "pool_batches")
+        self.max_sentence_tokens = check_int(max_sentence_tokens, "max_sentence_tokens")
         self.num_sentences: int | None = None
         self.stats: CorpusStats | None = None
 
@@ -136,7 +136,7 @@ class StreamingCorpus:
     def head(self, count: int) -> list[list[str]]:
         """The first ``count`` sentences in file order (fewer if the corpus is smaller): a bounded sample, e.g. to
         report a training perplexity on."""
-        count = check_positive_int(count, "count")
+        count = check_int(count, "count")
         sample = []
         for tokens in self.sentences():
             sample.append(tokens)
@@ -278,7 +278,7 @@ class StreamingCorpus:
             raise TypeError(f"vocabulary must be a Vocabulary, received {type(vocabulary).__name__}")
         if token_input not in TOKEN_INPUTS:
             raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {token_input!r}")
-        epochs = check_positive_int(epochs, "epochs")
+        epochs = check_int(epochs, "epochs")
         if isinstance(start_step, bool) or not isinstance(start_step, (int, np.integer)) \
                 or not 0 <= start_step <= epochs * steps:
             raise ValueError(f"start_step must be an int in [0, epochs × steps_per_epoch = {epochs * steps}], "

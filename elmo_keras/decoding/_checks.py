@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from elmo_keras.argument_checks import check_int
+
 NextLogProbs = Callable[[np.ndarray], np.ndarray]
 
 # How far above 0 a log-probability may round (float32 ``log_softmax`` can give a hair above 0); anything more
@@ -28,24 +30,6 @@ MAX_DECODE_LENGTH = 512
 MAX_DECODE_TOKENS = 2**20
 # Hypotheses × vocabulary size: the (n, vocab) float64 arrays of one step (128 MiB each at the bound).
 MAX_DECODE_CANDIDATES = 2**24
-
-
-def check_int(name: str, value, minimum: int) -> int:
-    """``value`` as an int ≥ ``minimum`` (bools and floats are refused).
-
-    Args:
-        name: the argument's name, for the message.
-        value: the value received.
-        minimum: the smallest value allowed.
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, received {value!r}")
-    return int(value)
-
-
-def check_optional_int(name: str, value, minimum: int) -> int | None:
-    """None, or ``check_int(name, value, minimum)`` (same arguments)."""
-    return None if value is None else check_int(name, value, minimum)
 
 
 def check_length_penalty(value) -> float:
@@ -73,7 +57,7 @@ def check_temperature(value) -> float:
 
 def check_max_len(max_len) -> int:
     """``max_len`` (the most tokens generated per output) as an int in ``[1, MAX_DECODE_LENGTH]``."""
-    max_len = check_int("max_len", max_len, 1)
+    max_len = check_int(max_len, "max_len")
     if max_len > MAX_DECODE_LENGTH:
         raise ValueError(f"max_len = {max_len:,} is longer than any output decoding produces (at most "
                          f"{MAX_DECODE_LENGTH:,} tokens, MAX_DECODE_LENGTH): use e.g. 20–100")
@@ -83,7 +67,7 @@ def check_max_len(max_len) -> int:
 def check_rows(name: str, value, max_len: int) -> int:
     """``value``, the hypotheses decoded together (``beam_size``, ``num_samples``, named ``name``), as an int ≥ 1
     whose ``value × max_len`` tokens fit in ``MAX_DECODE_TOKENS``."""
-    value = check_int(name, value, 1)
+    value = check_int(value, name)
     if value * max_len > MAX_DECODE_TOKENS:
         raise ValueError(
             f"{name} = {value:,} with max_len = {max_len:,} would decode {value * max_len:,} tokens, more than "
@@ -106,7 +90,7 @@ def check_candidates(name: str, rows: int, vocab_size: int) -> None:
 def check_sampling_args(temperature, top_k, top_p) -> tuple[float, int | None, float | None]:
     """``(temperature, top_k, top_p)`` checked: a finite temperature ≥ 0, None or an int ``top_k`` ≥ 1 (one at or
     above the vocabulary size cuts nothing), None or a ``top_p`` in ``(0, 1]``."""
-    return check_temperature(temperature), check_optional_int("top_k", top_k, 1), check_top_p(top_p)
+    return check_temperature(temperature), check_int(top_k, "top_k", allow_none=True), check_top_p(top_p)
 
 
 def declared_vocab_size(model) -> int | None:
@@ -155,8 +139,8 @@ def check_decoding_args(next_log_probs, bos_id, eos_id, max_len) -> tuple[int, i
     """
     if not callable(next_log_probs):
         raise TypeError(f"next_log_probs must be callable, received {type(next_log_probs).__name__}")
-    bos_id = check_int("bos_id", bos_id, 0)
-    eos_id = check_int("eos_id", eos_id, 0)
+    bos_id = check_int(bos_id, "bos_id", minimum=0)
+    eos_id = check_int(eos_id, "eos_id", minimum=0)
     max_len = check_max_len(max_len)
     vocab_size = declared_vocab_size(next_log_probs)
     if vocab_size is not None:

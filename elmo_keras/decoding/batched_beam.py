@@ -1,9 +1,10 @@
 """Beam search over many sources at once on a *step model*, the whole search in one compiled function.
 
-A step model carries RNN states instead of re-reading prefixes:
+A step model carries RNN states instead of re-reading prefixes (two methods of the decoder step API, see the
+package docstring):
 
-* ``encode(source_ids int (batch, source_len)) -> states`` (a list of ``(batch, ...)`` tensors);
-* ``decode_step(states, last_token_ids int (batch,)) -> (log_probs (batch, vocab), new_states)``.
+* ``initial_states(source_ids int (batch, source_len)) -> states`` (a list of ``(batch, ...)`` tensors);
+* ``decoder_step(states, last_token_ids int (batch,)) -> (log_probs (batch, vocab), new_states)``.
 
 ``Seq2Seq`` is one. All ``batch × beam_size`` hypotheses live in fixed-shape tensors. Each step
 (``_beam_step``) makes one model call for all of them, takes the global top-k of each source's
@@ -29,16 +30,15 @@ from keras import ops
 
 from elmo_keras._backend import compile_function
 from elmo_keras._quiet import keras  # quiet TensorFlow start-up before keras.ops
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import (
     LOG_PROB_TOLERANCE,
     MAX_DECODE_LENGTH,
     MAX_DECODE_TOKENS,
     check_candidates,
     check_eos_in_vocab,
-    check_int,
     check_length_penalty,
     check_max_len,
-    check_optional_int,
     check_rows,
     check_special_ids,
     check_token_ids,
@@ -64,7 +64,7 @@ class _Finished(NamedTuple):
 
 
 class _Health(NamedTuple):
-    """What ``decode_step`` returned for live slots, checked on the host (``_check_output``) after the search."""
+    """What ``decoder_step`` returned for live slots, checked on the host (``_check_output``) after the search."""
 
     largest: Tensor  # float32 (B,): largest non-NaN value (> 0: not log-probabilities)
     nan_step: Tensor  # int32 (B,): first step (from 1) with a NaN; 0 = never
@@ -94,7 +94,7 @@ class BatchedBeamSearch:
     """Compiled batched beam search for one step model and one beam size; build once, call many times.
 
     Args:
-        step_model: an object with ``encode`` and ``decode_step`` (see the module docstring).
+        step_model: an object with ``initial_states`` and ``decoder_step`` (see the module docstring).
         bos_id, eos_id: boundary token ids.
         max_len: the most tokens generated per hypothesis (``<eos>`` included), at most ``MAX_DECODE_LENGTH``.
         beam_size: k; ``beam_size × max_len`` at most ``MAX_DECODE_TOKENS``.
@@ -113,10 +113,10 @@ class BatchedBeamSearch:
         source's ``next_log_probs``.
 
     Raises:
-        TypeError: ``step_model`` lacks ``encode`` or ``decode_step``.
+        TypeError: ``step_model`` lacks ``initial_states`` or ``decoder_step``.
         ValueError: a bad argument (when built), badly shaped or too many ``sources``, an id outside a declared
             vocabulary (all checked before the search), or (after the search, as
-            ``beam_search`` would) ``eos_id`` outside the model's vocabulary, or ``decode_step`` giving a live
+            ``beam_search`` would) ``eos_id`` outside the model's vocabulary, or ``decoder_step`` giving a live
             hypothesis NaN, +inf, a value above 0 (not a log-probability, e.g. raw logits) or no finite entry.
 
     The first call for a new batch size (or padded source length) compiles the search (a second or two).
@@ -124,20 +124,20 @@ class BatchedBeamSearch:
 
     def __init__(self, step_model, bos_id: int, eos_id: int, max_len: int, beam_size: int,
                  length_penalty: float = 0.0, num_return: int | None = None, pad_id: int | None = None):
-        for name in ("encode", "decode_step"):
+        for name in ("initial_states", "decoder_step"):
             if not callable(getattr(step_model, name, None)):
                 raise TypeError(f"step_model must have a callable {name}(), received {type(step_model).__name__}")
         self.step_model = step_model
-        self.bos_id = check_int("bos_id", bos_id, 0)
-        self.eos_id = check_int("eos_id", eos_id, 0)
+        self.bos_id = check_int(bos_id, "bos_id", minimum=0)
+        self.eos_id = check_int(eos_id, "eos_id", minimum=0)
         self.max_len = check_max_len(max_len)
         self.beam_size = check_rows("beam_size", beam_size, self.max_len)
         self.length_penalty = check_length_penalty(length_penalty)
-        self.num_return = check_optional_int("num_return", num_return, 1) or self.beam_size
+        self.num_return = check_int(num_return, "num_return", allow_none=True) or self.beam_size
         if self.num_return > self.beam_size:
             raise ValueError(f"num_return must be <= beam_size ({self.beam_size}), received {self.num_return}")
-        self.pad_id = None if pad_id is None else check_int("pad_id", pad_id, 0)
-        self.vocab_size = declared_vocab_size(step_model)  # None: known only from decode_step's output
+        self.pad_id = check_int(pad_id, "pad_id", minimum=0, allow_none=True)
+        self.vocab_size = declared_vocab_size(step_model)  # None: known only from decoder_step's output
         if self.vocab_size is not None:
             check_special_ids(self.bos_id, self.eos_id, self.vocab_size, "step_model")
             if self.pad_id is not None and self.pad_id >= self.vocab_size:
@@ -153,7 +153,7 @@ class BatchedBeamSearch:
         log_probs (B, k, V))``: ``rows`` is each new slot's parent row in the flattened ``(B * k)`` layout.
         """
         k = self.beam_size
-        log_probs, new_states = self.step_model.decode_step(states, last_tokens)  # (B * k, V)
+        log_probs, new_states = self.step_model.decoder_step(states, last_tokens)  # (B * k, V)
         batch, vocab = cumulative.shape[0], log_probs.shape[-1]
         log_probs = ops.reshape(ops.cast(log_probs, cumulative.dtype), (batch, k, vocab))
         live = ops.expand_dims(cumulative > -np.inf, -1)  # (B, k, 1); a dead slot's row may hold anything (NaN)
@@ -204,10 +204,10 @@ class BatchedBeamSearch:
         )
 
     def _search(self, sources):
-        """The whole search as one compiled function: encode, then a while loop of ``_beam_step``.
+        """The whole search as one compiled function: ``initial_states``, then a while loop of ``_beam_step``.
 
         Returns ``(final, vocab)``: the last ``_LoopState`` without the model's states (``states=[]``) and
-        ``decode_step``'s vocabulary size (int32 scalar, for the host's ``eos_id`` check).
+        ``decoder_step``'s vocabulary size (int32 scalar, for the host's ``eos_id`` check).
         """
         k, length = self.beam_size, self.max_len
         batch = sources.shape[0]
@@ -215,7 +215,7 @@ class BatchedBeamSearch:
         histories = ops.zeros((batch, k, length), dtype="int32")
         initial = _LoopState(
             t=ops.convert_to_tensor(0, dtype="int32"),
-            states=[ops.repeat(state, k, axis=0) for state in self.step_model.encode(sources)],
+            states=[ops.repeat(state, k, axis=0) for state in self.step_model.initial_states(sources)],
             last_tokens=ops.full((batch * k,), self.bos_id, dtype="int32"),
             cumulative=ops.cast(first, "float32"),  # one live slot per source before the first step
             histories=histories,
@@ -231,7 +231,7 @@ class BatchedBeamSearch:
                 dead_step=ops.zeros((batch,), dtype="int32"),
             ),
         )
-        # The vocabulary size is a static shape of decode_step's output, read in Python while the body is
+        # The vocabulary size is a static shape of decoder_step's output, read in Python while the body is
         # traced (compiled backends) or first run (eager ones; the first step always runs).
         vocab = None
 
@@ -262,19 +262,19 @@ class BatchedBeamSearch:
 
     def _check_output(self, vocab, health):
         """Raise what ``_checks.call_model`` raises in ``beam_search``, from ``_output_health``'s record."""
-        check_eos_in_vocab(self.eos_id, int(vocab), "step_model.decode_step")
+        check_eos_in_vocab(self.eos_id, int(vocab), "step_model.decoder_step")
         largest, nan_step, dead_step = health
-        where = "step_model.decode_step returned {} for sources[{}] at step {}"
+        where = "step_model.decoder_step returned {} for sources[{}] at step {}"
         if nan_step.any():
             b = int(np.argmax(nan_step > 0))
             raise ValueError(where.format("NaN", b, nan_step[b]) + "; it must return log-probabilities (<= 0)")
         if (largest > LOG_PROB_TOLERANCE).any():
             b = int(np.argmax(largest))
             if np.isposinf(largest[b]):
-                raise ValueError(f"step_model.decode_step returned +inf for sources[{b}]; it must return "
+                raise ValueError(f"step_model.decoder_step returned +inf for sources[{b}]; it must return "
                                  "log-probabilities (<= 0)")
             raise ValueError(
-                f"step_model.decode_step returned {largest[b]:g} > 0 for sources[{b}]; it must return "
+                f"step_model.decoder_step returned {largest[b]:g} > 0 for sources[{b}]; it must return "
                 "log-probabilities (<= 0): apply log_softmax to the logits (keras.ops.log_softmax)"
             )
         if dead_step.any():

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import (
     call_model,
     check_candidates,
     check_decoding_args,
     check_length_penalty,
-    check_optional_int,
     check_rows,
     declared_vocab_size,
     start_prefixes,
@@ -70,7 +70,7 @@ def beam_search(
     bos_id, eos_id, max_len = check_decoding_args(next_log_probs, bos_id, eos_id, max_len)
     beam_size = check_rows("beam_size", beam_size, max_len)
     length_penalty = check_length_penalty(length_penalty)
-    num_return = check_optional_int("num_return", num_return, 1) or beam_size
+    num_return = check_int(num_return, "num_return", allow_none=True) or beam_size
     if num_return > beam_size:
         raise ValueError(f"num_return must be <= beam_size ({beam_size}), received {num_return}")
     if declared_vocab_size(next_log_probs) is not None:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import (
     MAX_DECODE_TOKENS,
     call_model,
     check_decoding_args,
-    check_int,
     check_length_penalty,
     check_max_len,
-    check_optional_int,
     declared_vocab_size,
     start_prefixes,
 )
@@ -40,7 +39,7 @@ def count_sequences(vocab_size: int, max_len: int) -> int:
         >>> count_sequences(3, 2)  # <eos>, a <eos>, b <eos>, and the cut-off a a, a b, b a, b b
         7
     """
-    others, max_len = check_int("vocab_size", vocab_size, 1) - 1, check_max_len(max_len)
+    others, max_len = check_int(vocab_size, "vocab_size") - 1, check_max_len(max_len)
     return sum(others ** (t - 1) for t in range(1, max_len + 1)) + others**max_len
 
 
@@ -84,8 +83,8 @@ def exhaustive_search(
     """
     bos_id, eos_id, max_len = check_decoding_args(next_log_probs, bos_id, eos_id, max_len)
     length_penalty = check_length_penalty(length_penalty)
-    wanted = check_optional_int("num_return", num_return, 1) or 1
-    max_sequences = check_int("max_sequences", max_sequences, 1)
+    wanted = check_int(num_return, "num_return", allow_none=True) or 1
+    max_sequences = check_int(max_sequences, "max_sequences")
     if max_sequences > MAX_DECODE_TOKENS:
         raise ValueError(f"max_sequences = {max_sequences:,} is more sequences than exhaustive search holds (at most "
                          f"{MAX_DECODE_TOKENS:,}, MAX_DECODE_TOKENS): use beam_search for larger searches")

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from elmo_keras.decoding._checks import check_int, check_temperature, check_top_p
+from elmo_keras.argument_checks import check_int
+from elmo_keras.decoding._checks import check_temperature, check_top_p
 
 NUCLEUS_TOLERANCE = 1e-9
 
@@ -55,7 +56,7 @@ def top_k_indices(probs, k: int) -> np.ndarray:
     probs = _as_probs(probs)
     if probs.ndim != 1:
         raise ValueError(f"probs must be 1-D, received shape {probs.shape}")
-    k = check_int("top_k", k, 1)
+    k = check_int(k, "top_k")
     order = probability_order(probs)[:k]
     return order[probs[order] > 0]
 
@@ -141,7 +142,7 @@ def filter_distribution(log_probs, temperature: float = 1.0, top_k: int | None =
         ``(probs, filtered)``: both ``(n, vocab)``; ``probs`` after temperature, ``filtered`` after the cuts,
         renormalised, zero outside the kept set.
     """
-    top_k = None if top_k is None else check_int("top_k", top_k, 1)
+    top_k = check_int(top_k, "top_k", allow_none=True)
     top_p = check_top_p(top_p)
     probs = apply_temperature(np.atleast_2d(log_probs), temperature)
     filtered = probs

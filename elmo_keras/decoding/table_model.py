@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from elmo_keras.argument_checks import check_finite_positive
-from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES, check_int
+from elmo_keras.argument_checks import check_finite_positive, check_int
+from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES
 
 
 class PrefixTable:
@@ -103,7 +103,7 @@ class NGramTable:
             seed: anything ``numpy.random.default_rng`` takes (int, None, a ``Generator``). Defaults to None.
             concentration: float > 0; smaller gives peakier rows. Defaults to 0.5.
         """
-        vocab_size, order = check_int("vocab_size", vocab_size, 1), check_int("order", order, 1)
+        vocab_size, order = check_int(vocab_size, "vocab_size"), check_int(order, "order")
         concentration = check_finite_positive(concentration, "concentration")
         if vocab_size**order > MAX_DECODE_CANDIDATES:
             raise ValueError(f"vocab_size = {vocab_size:,} and order = {order} make a table of {vocab_size**order:,} "

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from elmo_keras.decoding._checks import check_optional_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding.hypothesis import Hypothesis, token_labels
 
 KEPT = "kept"
@@ -158,7 +158,7 @@ class DecodeTrace:
             vocabulary: names the tokens in ``token_label``. Defaults to None (the ids).
             top: int ≥ 1, the most rows returned. Defaults to None (the whole vocabulary).
         """
-        top = check_optional_int("top", top, 1)
+        top = check_int(top, "top", allow_none=True)
         step = self.steps[step_index]
         probs = step.probs[row]
         order = np.argsort(-probs, kind="stable")[: top if top is not None else len(probs)]

@@ -53,7 +53,7 @@ class WorkedExample:
 
     def words(self, token_ids) -> list[str]:
         """``token_ids`` (ints) as words through ``vocabulary``."""
-        return self.vocabulary.decode(token_ids)
+        return self.vocabulary.ids_to_tokens(token_ids)
 
     def ids(self, words) -> list[int]:
         """``words`` (strings) as token ids through ``vocabulary``."""

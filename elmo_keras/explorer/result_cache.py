@@ -4,7 +4,8 @@ copy of a shipped model) shows them at once instead of recomputing them.
 A result lives in ``<models dir>/.results/<kind>/<key>.json``. The key hashes what the result depends on: the
 model's files (their content, so a copy of a model reuses its results and a model saved again does not), the
 caller's inputs (corpus fingerprint, seed) and ``FORMAT_VERSION``. Results are JSON (no pickle: a models
-directory may be shared, and reading it must never run code). A file that cannot be read or parsed is
+directory may be shared, and reading it must never run code); a result that is mostly large arrays may be an
+``.npz`` read without pickle (``keep_arrays`` / ``stored_arrays``). A file that cannot be read or parsed is
 recomputed and written again; a directory that cannot be written to only costs the recomputation.
 """
 
@@ -14,12 +15,13 @@ import hashlib
 import json
 import os
 import pathlib
+import zipfile
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 import numpy as np
 
-from elmo_keras.safe_files import read_json_object, write_json_object
+from elmo_keras.safe_files import read_json_object, replace_file, write_json_object
 
 T = TypeVar("T")
 FORMAT_VERSION = 2  # 2: arrays as dtype, shape and flat values everywhere (array_to_json)
@@ -42,11 +44,13 @@ def model_digest(model_dir: str | os.PathLike) -> str:
 
 
 def result_path(models_dir: str | os.PathLike, kind: str, model_dir: str | os.PathLike,
-                inputs: Mapping[str, object]) -> pathlib.Path:
-    """Where the result of ``kind`` for this model and these inputs is kept."""
+                inputs: Mapping[str, object], suffix: str = ".json") -> pathlib.Path:
+    """Where the result of ``kind`` for this model and these inputs is kept (``suffix``: ``.json``, or ``.npz`` for
+    a result that is mostly large arrays, see ``stored_arrays``)."""
     key = json.dumps({"model": model_digest(model_dir), "inputs": dict(inputs), "format": FORMAT_VERSION},
                      sort_keys=True, default=str)
-    return pathlib.Path(models_dir) / RESULTS_DIR_NAME / kind / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+    name = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return pathlib.Path(models_dir) / RESULTS_DIR_NAME / kind / f"{name}{suffix}"
 
 
 def _plain(value):
@@ -92,6 +96,27 @@ def stored_result(path: pathlib.Path, parse: Callable[[dict], T]) -> T | None:
         return parse(stored)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def stored_arrays(path: pathlib.Path) -> dict[str, np.ndarray] | None:
+    """The arrays ``keep_arrays`` stored at ``path`` (an ``.npz``, read without pickle), or None when there are
+    none or the file cannot be read."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {key: archive[key] for key in archive.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
+
+
+def keep_arrays(path: pathlib.Path, arrays: Mapping[str, np.ndarray]) -> bool:
+    """Store ``arrays`` at ``path`` as an ``.npz`` in one rename (``safe_files.replace_file``): for results whose
+    bulk is arrays, which JSON would write five times larger. Returns False where nothing can be written (the
+    caller only loses a saving)."""
+    try:
+        replace_file(path, lambda handle: np.savez(handle, **arrays), fsync=False)  # a cache: losing it is cheap
+    except OSError:
+        return False
+    return True
 
 
 def cached_result(path: pathlib.Path, compute: Callable[[], dict], parse: Callable[[dict], T] = dict) -> T:

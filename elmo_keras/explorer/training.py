@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int
+from elmo_keras.argument_checks import check_finite_positive, check_int
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.corpus import builtin_corpus, split_sentences
 from elmo_keras.explorer.first_use import FirstUseModels
@@ -57,7 +57,7 @@ class TrainingSettings:
 
     def __post_init__(self):
         get_preset(self.preset)  # raises ValueError naming the unknown preset
-        check_positive_int(self.epochs, "epochs")
+        check_int(self.epochs, "epochs")
         check_finite_positive(self.learning_rate, "learning_rate")
 
     @classmethod

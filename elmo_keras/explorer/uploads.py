@@ -37,7 +37,7 @@ def _megabytes(size: int) -> str:
     return f"{size / 1024 / 1024:.1f} MB"
 
 
-def decode_text(filename: str, data: bytes) -> str:
+def upload_text(filename: str, data: bytes) -> str:
     """The upload as text, or a ``ValueError``: empty, too large, binary, or not UTF-8."""
     if not isinstance(data, (bytes, bytearray)):
         raise ValueError(f"{filename}: expected the file's bytes, received {type(data).__name__}.")
@@ -129,7 +129,7 @@ def parse_corpus_upload(filename: str, data: bytes) -> CorpusUpload:
             more than ``MAX_SENTENCES`` sentences, or no sentence containing a target word (bank, play, right) or
             a labelled word.
     """
-    text = decode_text(filename, data)
+    text = upload_text(filename, data)
     is_tsv = _is_tsv(filename, text)
     header, records = _tsv_records(filename, text) if is_tsv else ([], _text_records(text))
     if not records:

@@ -33,7 +33,7 @@ from keras import ops
 
 from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.crf_math import (
     IMPOSSIBLE,
     IMPOSSIBLE_BELOW,
@@ -102,7 +102,7 @@ class CRF(keras.layers.Layer):
 
     def __init__(self, num_tags, constraints=None, **kwargs):
         super().__init__(**kwargs)
-        self.num_tags = check_positive_int(num_tags, "num_tags")
+        self.num_tags = check_int(num_tags, "num_tags")
         self.constraints = _checked_constraints(constraints, self.num_tags)
         self.supports_masking = True
 
@@ -215,7 +215,7 @@ class CRF(keras.layers.Layer):
             ValueError: ``top_k`` is not a positive int, or (after the cap) above ``MAX_TOP_K``, checked before
                 any decoding; and, as for every method, a bad shape or mask, or NaN/+inf emissions.
         """
-        top_k = check_positive_int(top_k, "top_k")
+        top_k = check_int(top_k, "top_k")
         emissions = ops.convert_to_tensor(emissions)
         self._check_shape(emissions)
         paths = _paths_kept(self.num_tags, emissions.shape[1], top_k)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.scalar_mix import ScalarMix
 from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sentence_boundaries
@@ -82,7 +82,7 @@ class Elmo(keras.layers.Layer):
                              f"received {type(bilm).__name__}")
         if not requires_grad and bilm.trainable and not owned:
             bilm = bilm.copy()
-        check_positive_int(num_output_representations, "num_output_representations")
+        check_int(num_output_representations, "num_output_representations")
         check_rate(dropout)
         self.bilm = bilm
         self.bilm.trainable = bool(requires_grad)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
+from elmo_keras.argument_checks import check_int
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -39,9 +40,7 @@ class Highway(keras.layers.Layer):
 
     def __init__(self, num_layers=1, activation="relu", gate_bias_initializer=-1.0, **kwargs):
         super().__init__(**kwargs)
-        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 0:
-            raise ValueError(f"num_layers must be an int >= 0, received {num_layers!r}")
-        self.num_layers = num_layers
+        self.num_layers = check_int(num_layers, "num_layers", minimum=0)
         self.activation = keras.activations.get(activation)
         self.gate_bias_initializer = float(gate_bias_initializer)
         self.supports_masking = True

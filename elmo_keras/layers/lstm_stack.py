@@ -11,7 +11,7 @@ from keras import ops
 
 from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
 from elmo_keras.layers.recurrence import CellWeights, Direction, StackOptions, run_stacks
 
@@ -80,7 +80,7 @@ class LSTMStack(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        check_positive_int(num_layers, "num_layers")
+        check_int(num_layers, "num_layers")
         check_rate(dropout)
         self.units = units
         self.num_layers = num_layers

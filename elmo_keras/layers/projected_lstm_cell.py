@@ -10,7 +10,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int
+from elmo_keras.argument_checks import check_finite_positive, check_int
 from elmo_keras.layers.recurrence.cell_math import lstm_step
 
 
@@ -59,9 +59,9 @@ class ProjectedLSTMCell(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        check_positive_int(units, "units")
+        check_int(units, "units")
         self.units = units
-        self.projection_dim = check_positive_int(projection_dim, "projection_dim", allow_none=True)
+        self.projection_dim = check_int(projection_dim, "projection_dim", allow_none=True)
         self.cell_clip = None if cell_clip is None else check_finite_positive(cell_clip, "cell_clip")
         self.proj_clip = None if proj_clip is None else check_finite_positive(proj_clip, "proj_clip")
         if self.proj_clip is not None and self.projection_dim is None:

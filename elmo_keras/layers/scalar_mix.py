@@ -6,7 +6,7 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 
 LAYER_NORM_EPSILON = 1e-12  # as AllenNLP's ScalarMix
 LAYER_NORM_STATISTICS = ("sentence", "batch")
@@ -64,7 +64,7 @@ class ScalarMix(keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(trainable=trainable, **kwargs)
-        check_positive_int(mixture_size, "mixture_size")
+        check_int(mixture_size, "mixture_size")
         if initial_scalar_parameters is None:
             initial_scalar_parameters = [0.0] * mixture_size
         initial_scalar_parameters = [float(v) for v in initial_scalar_parameters]

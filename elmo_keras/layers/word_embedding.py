@@ -5,7 +5,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.text.vocabulary import PAD_ID
 
@@ -39,9 +39,9 @@ class WordEmbedding(keras.layers.Layer):
 
     def __init__(self, vocab_size, embedding_dim, projection_dim=None, **kwargs):
         super().__init__(**kwargs)
-        check_positive_int(vocab_size, "vocab_size")
-        check_positive_int(embedding_dim, "embedding_dim")
-        check_positive_int(projection_dim, "projection_dim", allow_none=True)
+        check_int(vocab_size, "vocab_size")
+        check_int(embedding_dim, "embedding_dim")
+        check_int(projection_dim, "projection_dim", allow_none=True)
         self.vocab_size = vocab_size
         self.embedding_dim = embedding_dim
         self.projection_dim = projection_dim

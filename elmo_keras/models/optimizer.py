@@ -15,11 +15,11 @@ the global batch's gradient (``tests/test_distributed_training.py``).
 
 from __future__ import annotations
 
-from elmo_keras._backend import dense_gradients, fit_jit_compile
+from elmo_keras._backend import dense_gradients
 from elmo_keras._quiet import keras
 from elmo_keras.models.bilm.distribution import sum_over_replicas
 
-CLIP_NORM = 5.0  # every biLM training run (train_bilm, fine_tune_pretrained) clips its gradients to this norm
+CLIP_NORM = 5.0  # every trainer but the classifiers' clips its gradients to this norm (models.fitting)
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -33,18 +33,3 @@ class DenseGradientAdam(keras.optimizers.Adam):
     def _all_reduce_sum_gradients(self, grads_and_vars):
         """Keras' TensorFlow optimizer sums the replicas' gradients here, after clipping; ``apply`` did it before."""
         return grads_and_vars
-
-
-def compile_for_training(model, learning_rate: float) -> None:
-    """Compile ``model`` as every biLM training run does (``train_bilm``, both phases of ``fine_tune_pretrained``):
-    ``DenseGradientAdam(learning_rate, clipnorm=CLIP_NORM)``, ``fit_jit_compile()``; then make Adam's slots for
-    the variables trainable now, not during the first step (a step that creates variables is traced twice).
-
-    Args:
-        model: a built ``keras.Model`` (under a ``distribution_scope``, compiled inside it).
-        learning_rate: float, Adam's learning rate.
-    """
-    # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
-    # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
-    model.compile(optimizer=DenseGradientAdam(learning_rate, clipnorm=CLIP_NORM), jit_compile=fit_jit_compile())
-    model.optimizer.build(model.trainable_variables)

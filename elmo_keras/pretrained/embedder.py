@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 
 from elmo_keras._backend import compiles_per_shape
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.bilm.directory import load_bilm
@@ -18,6 +18,7 @@ from elmo_keras.models.bilm.inference import EXECUTION_MODES, embed_token_lists
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.safe_files import refuse_overwriting
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
+from elmo_keras.text.sentence_files import sentence_lines
 
 OUTPUT_FORMATS = ("all", "top", "average")
 SENTENCE_TO_INDEX = "sentence_to_index"  # the dataset name AllenNLP's `elmo` command writes
@@ -102,7 +103,7 @@ class ElmoEmbedder:
             sentence_ids = char_ids_with_boundaries
         if execution not in EXECUTION_MODES:
             raise ValueError(f"execution must be one of {EXECUTION_MODES}, received {execution!r}")
-        check_positive_int(time_bucket, "time_bucket")
+        check_int(time_bucket, "time_bucket")
         self.stateful = bool(stateful)
         self.sentence_ids = sentence_ids
         # what embed_file must never write over: the files this embedder was loaded from
@@ -216,7 +217,7 @@ class ElmoEmbedder:
         loaded from.
 
         Args:
-            input_file, output_file: the text file read and the HDF5 file written.
+            input_file, output_file: the text file read (``read_sentence_file``) and the HDF5 file written.
             output_format: ``"all"``, ``"top"`` or ``"average"`` (above). Defaults to ``"all"``.
             batch_size: int, sentences per biLM call. Defaults to 64.
             progress: called as ``progress(done, total)`` after each batch. Defaults to None.
@@ -228,8 +229,8 @@ class ElmoEmbedder:
             FileNotFoundError: ``input_file`` is missing, or ``output_file``'s directory does not exist.
             IsADirectoryError: ``input_file`` or ``output_file`` is a directory.
             NotADirectoryError, PermissionError: ``output_file``'s directory is a file or is not writable.
-            ValueError: an empty input file, a blank line (named by its 1-based line number), input that is
-                not UTF-8 (named by byte offset), or an unknown ``output_format``.
+            ValueError: an empty input file, an unknown ``output_format``, or (naming the file and the line) a blank
+                line, a line that is not UTF-8 or over 1 MiB (``read_sentence_file``).
             OutputOverwritesInputError (a ValueError): ``output_file`` is the input or a file the embedder
                 was loaded from, or lies inside its model directory.
 
@@ -277,35 +278,22 @@ class ElmoEmbedder:
 
 
 def read_sentence_file(path: str | os.PathLike) -> list[str]:
-    """The stripped lines of a UTF-8 text file (a leading byte-order mark is dropped).
+    """The sentences of ``embed``'s input file, one per line: its lines as ``text.sentence_files`` reads them (UTF-8,
+    ``.gz`` read as gzip, a leading byte-order mark dropped, lines ended as ``str.splitlines()`` ends them, each
+    without the white space around it), blank lines refused, so that line ``i + 1`` is the output's dataset ``"i"``.
 
     One rule for empty input: a file must hold at least one sentence, and every line must hold one, so an
-    empty file is refused like a file of blank lines (nothing is written for either).
+    empty file is refused like a file with a blank line (nothing is written for either).
 
     Raises:
         FileNotFoundError: no such file.
         IsADirectoryError: ``path`` is a directory.
-        ValueError: a byte sequence that is not UTF-8 (the message gives the byte offset and line number),
-            a blank line (1-based line number), or an empty file.
+        ValueError: an empty file; ``SentenceFileError`` (a ValueError) naming the file and the line: a blank line, a
+            line that is not UTF-8 or longer than ``MAX_LINE_BYTES`` (1 MiB), or a damaged ``.gz`` file.
     """
     path = check_input_file(path)
-    texts, offset = [], 0
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(
-                    f"{path}: not valid UTF-8 at byte offset {offset + error.start} (line {number}): {error.reason}"
-                ) from None
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            text = text.strip()
-            if not text:
-                raise ValueError(f"{path}: line {number} is blank; every line must hold one sentence")
-            texts.append(text)
-            offset += len(raw)
-    if not texts:
+    texts = [text for _, text in sentence_lines(path, blank_lines="refuse")]
+    if not texts:  # a byte-order mark alone, or a .gz file of no text
         raise ValueError(EMPTY_INPUT.format(path=path))
     return texts
 

@@ -8,8 +8,8 @@ domain vocabulary) and trained in two phases:
    gradients of a random softmax do not disturb the pretrained weights;
 2. ``epochs`` epochs of everything (or of the softmax only, with ``freeze_bilm=True``).
 
-Both phases train like ``train_bilm``: ``compile_for_training`` (``DenseGradientAdam`` with gradient clipping,
-``fit_jit_compile()``), ``ShuffledBatches`` (deterministic for the seed), ``StopOnNonFiniteLoss``. The result carries
+Both phases train like ``train_bilm``: ``models.fitting.compile_for_training`` (``DenseGradientAdam`` with gradient
+clipping, ``fit_jit_compile()``), ``ShuffledBatches`` (deterministic for the seed), ``guarded_fit``. The result carries
 ``vocabulary``, ``config`` (a ``BiLMConfig`` describing the pretrained architecture) and ``training_summary``,
 so ``model.save(directory)`` writes a model directory that ``load_bilm`` reads back, and
 ``export_pretrained`` writes it back in the original layout.
@@ -23,15 +23,15 @@ from collections import Counter
 from collections.abc import Sequence
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
 from elmo_keras.models.bilm.evaluation import perplexities
 from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.models.bilm.presets import BiLMConfig, check_fits_in_memory
 from elmo_keras.models.bilm.training import perplexity_summary
 from elmo_keras.models.bilm.training_data import check_vocabulary_coverage, training_sentences
-from elmo_keras.models.callbacks import ProgressCallback, StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
-from elmo_keras.models.optimizer import compile_for_training
+from elmo_keras.models.callbacks import ProgressCallback, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.fitting import compile_for_training, guarded_fit, training_summary
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
@@ -123,15 +123,14 @@ def fine_tune_pretrained(
     if token_input != "char":
         raise ValueError(f"token_input must be 'char', received {token_input!r}: the original ELMo models read "
                          "characters (a CharCNN); to train a word-level biLM from scratch use train_bilm")
-    for name, value in (("epochs", epochs), ("softmax_epochs", softmax_epochs)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be an int >= 0, received {value!r}")
+    epochs = check_int(epochs, "epochs", minimum=0)
+    softmax_epochs = check_int(softmax_epochs, "softmax_epochs", minimum=0)
     if epochs + softmax_epochs == 0:
         raise ValueError("epochs and softmax_epochs are both 0: nothing to train")
-    check_positive_int(batch_size, "batch_size")
+    check_int(batch_size, "batch_size")
     check_finite_positive(learning_rate, "learning_rate")
     check_rate(dropout)
-    check_positive_int(max_sentence_tokens, "max_sentence_tokens")
+    check_int(max_sentence_tokens, "max_sentence_tokens")
     keras_callbacks = as_keras_callbacks(callbacks)
     sentences, split = training_sentences(as_token_lists(corpus), max_sentence_tokens)
     heldout_sentences = None
@@ -173,17 +172,11 @@ def fine_tune_pretrained(
     check_finite_weights(model, "the fine-tuned model")
     model.config = config
     summary.update({
-        "config": config.to_dict(),
-        "seed": int(seed),
-        "softmax_epochs": softmax_epochs,
-        "epochs": epochs,
-        "freeze_bilm": bool(freeze_bilm),
-        "num_sentences": len(sentences),
-        "num_tokens": int(sum(len(s) for s in sentences)),
-        **({"split_sentences": split.sentences} if split.sentences else {}),
-        "vocab_size": len(vocabulary),
-        "train_seconds": round(seconds, 2),
-        "history": history,
+        **training_summary(config, seed, seconds, history, softmax_epochs=softmax_epochs, epochs=epochs,
+                           freeze_bilm=bool(freeze_bilm), num_sentences=len(sentences),
+                           num_tokens=int(sum(len(s) for s in sentences)),
+                           **({"split_sentences": split.sentences} if split.sentences else {}),
+                           vocab_size=len(vocabulary)),
         **perplexity_summary(model, sentences, heldout_sentences, vocabulary, config.learning_rate, heldout_now),
     })
     model.training_summary = summary
@@ -222,9 +215,6 @@ def fit_epochs(model: BiLanguageModel, epochs: int, batches: ShuffledBatches, le
     """Compile ``model`` afresh (a new optimizer for what is trainable now) and ``fit`` it for ``epochs`` epochs
     of ``batches``, numbered from ``initial_epoch``; returns the history (``{metric: [value per epoch]}``)."""
     compile_for_training(model, learning_rate)
-    history = model.fit(
-        training_batches(batches, epochs), epochs=initial_epoch + epochs, initial_epoch=initial_epoch,
-        steps_per_epoch=len(batches), shuffle=False, callbacks=[StopOnNonFiniteLoss(learning_rate), *callbacks],
-        verbose=verbose,
-    )
-    return {key: [float(v) for v in values] for key, values in history.history.items()}
+    return guarded_fit(model, training_batches(batches, epochs), learning_rate=learning_rate, callbacks=callbacks,
+                       epochs=initial_epoch + epochs, initial_epoch=initial_epoch, steps_per_epoch=len(batches),
+                       shuffle=False, verbose=verbose)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from elmo_keras._backend import padded_time
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.tagging.inputs import MAX_SENTENCE_TOKENS, check_task, check_token_lists
 from elmo_keras.text.char_ids import batch_to_ids
 from elmo_keras.text.vocabulary import Vocabulary, read_json_file
@@ -95,7 +95,7 @@ class TaggingVocabulary:
         if not sentences:
             raise ValueError("sentences must hold at least one sentence, received an empty list")
         longest = max(len(s) for s in sentences)
-        time = longest if length is None else check_positive_int(length, "length")
+        time = longest if length is None else check_int(length, "length")
         if not longest <= time <= padded_time(MAX_SENTENCE_TOKENS) + 1:
             raise ValueError(f"length must be from the longest sentence ({longest}) to "
                              f"{padded_time(MAX_SENTENCE_TOKENS) + 1:,}, received {time:,}")
@@ -139,7 +139,7 @@ class TaggingVocabulary:
                 encoded[row, position] = ids[tag]
         return encoded
 
-    def decode_tags(self, task: str, tag_ids, lengths: Sequence[int]) -> list[list[str]]:
+    def ids_to_tags(self, task: str, tag_ids, lengths: Sequence[int]) -> list[list[str]]:
         """Tag names of the first ``lengths[i]`` positions of each row of ``tag_ids``.
 
         Args:

@@ -207,7 +207,7 @@ class SequenceTagger(keras.Model):
             ids = self.tag_ids(self.vocabulary.encode_inputs(batch))
             lengths = [len(s) for s in batch]
             for task in tasks:
-                results[task] += self.vocabulary.decode_tags(task, ids[task], lengths)
+                results[task] += self.vocabulary.ids_to_tags(task, ids[task], lengths)
         return results
 
     def get_config(self):

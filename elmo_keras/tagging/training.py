@@ -7,18 +7,16 @@ task's labels are the tags its examples use.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
-from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.models.fitting import train_model
 from elmo_keras.tagging.batches import TaskBatches
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
 from elmo_keras.tagging.inputs import check_batch_tokens, check_mapping_tasks, checked_examples
@@ -52,9 +50,8 @@ class TaggerConfig(DictConfig):
 
     def __post_init__(self):
         for name in ("word_dim", "units", "epochs", "min_count"):
-            check_positive_int(getattr(self, name), name)
-        if isinstance(self.char_dim, bool) or not isinstance(self.char_dim, int) or self.char_dim < 0:
-            raise ValueError(f"char_dim must be an int >= 0, received {self.char_dim!r}")
+            check_int(getattr(self, name), name)
+        check_int(self.char_dim, "char_dim", minimum=0)
         check_batch_size(self.batch_size)
         check_finite_positive(self.learning_rate, "learning_rate")
         check_rate(self.dropout)
@@ -162,23 +159,15 @@ def train_taglm(examples: Sequence[Example], bilm=None, config: TaggerConfig | N
 
 
 def _fit(model, examples, vocabulary, config, seed, callbacks, verbose, schemes):
+    """``train_model`` on ``TaskBatches`` of ``examples`` (``{task: [(tokens, tags)]}``), the model built first on
+    one batch (so Adam's slots are made before the first step)."""
     batches = TaskBatches(examples, vocabulary, config.batch_size, seed=int(seed), task_names=model.task_names)
     sample_inputs, _ = batches[0]
     model(sample_inputs)  # builds every layer
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0))
-    model.optimizer.build(model.trainable_variables)
-    started = time.perf_counter()
-    history = model.fit(batches, epochs=config.epochs, shuffle=False, verbose=verbose,
-                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *as_keras_callbacks(callbacks)])
-    check_finite_weights(model, "the trained tagger")
-    model.vocabulary, model.config = vocabulary, config
-    model.training_summary = {
-        "config": config.to_dict(), "seed": int(seed), "schemes": dict(schemes),
-        "num_sentences": {task: len(task_examples) for task, task_examples in examples.items()},
-        "train_seconds": round(time.perf_counter() - started, 2),
-        "history": {key: [float(v) for v in values] for key, values in history.history.items()},
-    }
-    return model
+    details = {"schemes": dict(schemes),
+               "num_sentences": {task: len(task_examples) for task, task_examples in examples.items()}}
+    return train_model(model, batches, config=config, seed=seed, vocabulary=vocabulary, callbacks=callbacks,
+                       verbose=verbose, details=details, what="the trained tagger", shuffle=False)
 
 
 def _checked_tasks(tasks: Mapping[str, Sequence[Example]],

@@ -13,7 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN
 from elmo_keras.text.tokenizer import tokenize
 
@@ -48,7 +48,7 @@ def check_vocabulary_limits(min_count, max_size) -> tuple[int, int | None]:
     Raises:
         ValueError: ``min_count`` is not a positive int, or ``max_size`` < 0.
     """
-    min_count = check_positive_int(min_count, "min_count")
+    min_count = check_int(min_count, "min_count")
     if max_size is not None and int(max_size) < 0:
         raise ValueError(f"max_size must be >= 0 or None, received {max_size}")
     return min_count, None if max_size is None else int(max_size)
@@ -193,11 +193,11 @@ class Vocabulary:
         return self._id_to_token[index]
 
     def encode(self, tokens: Sequence[str]) -> list[int]:
-        """Ids of ``tokens`` (unknown tokens → ``UNK_ID``)."""
+        """Ids of ``tokens`` (unknown tokens → ``UNK_ID``); ``ids_to_tokens`` turns them back."""
         return [self.token_to_id(token) for token in tokens]
 
-    def decode(self, ids: Iterable[int]) -> list[str]:
-        """Tokens of ``ids``."""
+    def ids_to_tokens(self, ids: Iterable[int]) -> list[str]:
+        """Tokens of ``ids`` (the inverse of ``encode`` for known tokens)."""
         return [self.id_to_token(i) for i in ids]
 
     def to_dict(self) -> dict:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int
+from elmo_keras.argument_checks import check_finite_positive, check_int
 
 MAX_FORGET_BIAS = 20.0  # σ(20) = 1 − 2e-9: beyond that the gate cannot move
 
@@ -28,12 +28,6 @@ def check_forget_bias(value) -> float:
         raise ValueError(f"forget_bias must be a number in [-{MAX_FORGET_BIAS:g}, {MAX_FORGET_BIAS:g}], "
                          f"received {value!r}")
     return float(value)
-
-
-def _checked_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an int ≥ 0, received {seed!r}")
-    return seed
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -58,9 +52,9 @@ class TanhRNNCell(keras.layers.Layer):
 
     def __init__(self, units: int, recurrent_scale: float = 1.0, seed: int = 0, **kwargs):
         super().__init__(**kwargs)
-        self.units = check_positive_int(units, "units")
+        self.units = check_int(units, "units")
         self.recurrent_scale = check_finite_positive(recurrent_scale, "recurrent_scale")
-        self.seed = _checked_seed(seed)
+        self.seed = check_int(seed, "seed", minimum=0)
         self.state_size = [self.units]
         self.output_size = self.units
 
@@ -117,9 +111,9 @@ class ForgetGateLSTMCell(keras.layers.Layer):
 
     def __init__(self, units: int, forget_bias: float = 1.0, seed: int = 0, **kwargs):
         super().__init__(**kwargs)
-        self.units = check_positive_int(units, "units")
+        self.units = check_int(units, "units")
         self.forget_bias = check_forget_bias(forget_bias)
-        self.seed = _checked_seed(seed)
+        self.seed = check_int(seed, "seed", minimum=0)
         self.state_size = [self.units, self.units]
         self.output_size = self.units
 

@@ -12,7 +12,7 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.analysis.gradient_study.cells import ForgetGateLSTMCell, TanhRNNCell, check_forget_bias
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int
+from elmo_keras.argument_checks import check_finite_positive, check_int
 
 CELL_TYPES = ("rnn", "lstm")
 CELL_LABELS = {"rnn": "vanilla RNN", "lstm": "LSTM"}
@@ -50,8 +50,8 @@ class RecurrentClassifier(keras.Model):
         if cell_type not in CELL_TYPES:
             raise ValueError(f"cell_type must be one of {CELL_TYPES}, received {cell_type!r}")
         self.cell_type = cell_type
-        self.units = check_positive_int(units, "units")
-        self.num_classes = check_positive_int(num_classes, "num_classes")
+        self.units = check_int(units, "units")
+        self.num_classes = check_int(num_classes, "num_classes")
         self.recurrent_scale = check_finite_positive(recurrent_scale, "recurrent_scale")
         self.forget_bias = check_forget_bias(forget_bias)
         self.seed = seed

@@ -16,7 +16,7 @@ import numpy as np
 from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int
+from elmo_keras.argument_checks import check_finite_positive, check_int
 
 NUM_SYMBOLS = 4  # the classes: what the first token can be
 NUM_DISTRACTORS = 4  # tokens that fill steps 1 … T−1
@@ -35,7 +35,7 @@ def remember_first_batch(count: int, length: int, seed: int = 0) -> tuple[np.nda
         ``(inputs float32 (count, length, INPUT_DIM), targets int32 (count,))``; the targets are balanced up to
         one sequence.
     """
-    count = check_positive_int(count, "count")
+    count = check_int(count, "count")
     if isinstance(length, bool) or not isinstance(length, int) or length < 2:
         raise ValueError(f"length must be an int ≥ 2 (a symbol then distractors), received {length!r}")
     rng = np.random.default_rng(seed)
@@ -77,8 +77,8 @@ def train_remember_first(model: RecurrentClassifier, length: int = 30, count: in
     model.compile(optimizer=optimizer, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                   metrics=["accuracy"], jit_compile=fit_jit_compile())
     started = time.perf_counter()
-    history = model.fit(inputs, targets, epochs=check_positive_int(epochs, "epochs"),
-                        batch_size=check_positive_int(batch_size, "batch_size"), shuffle=True, verbose=0)
+    history = model.fit(inputs, targets, epochs=check_int(epochs, "epochs"),
+                        batch_size=check_int(batch_size, "batch_size"), shuffle=True, verbose=0)
     seconds = time.perf_counter() - started
     return TrainingRun([float(v) for v in history.history["loss"]],
                        [float(v) for v in history.history["accuracy"]], seconds)

@@ -50,7 +50,7 @@ def _greedy_trap(ex: WorkedExample) -> ExampleView:
              "greedy's pick": h.tokens == picked.tokens, "best": i == 0} for i, h in enumerate(every) if h.prob > 0]
     first = np.exp(ex.next_log_probs(np.array([[ex.bos_id]]))[0])
     first_rows = [{"first word": w, "P(first word)": round(float(first[i]), 4)}
-                  for w, i in zip(ex.vocabulary.decode(np.argsort(-first)), np.argsort(-first)) if first[i] > 0]
+                  for w, i in zip(ex.vocabulary.ids_to_tokens(np.argsort(-first)), np.argsort(-first)) if first[i] > 0]
     best = every[0]
     conclusion = (f"Greedy takes the most probable first word and ends with '{picked.text(ex.vocabulary)}' "
                   f"(P = {picked.prob:.2f}); the most probable sequence is '{best.text(ex.vocabulary)}' "
@@ -76,7 +76,8 @@ def _same_branch_beam(ex: WorkedExample) -> ExampleView:
         })
     step2 = rows[(rows["step"] == 2) & (rows["status"] != "pruned")]
     branches = sorted(set(step2["prefix_text"]))
-    dropped = [" ".join(ex.vocabulary.decode(trace.steps[1].prefixes[r])) for r in trace.steps[1].dropped_parents]
+    step_two = trace.steps[1]
+    dropped = [" ".join(ex.vocabulary.ids_to_tokens(step_two.prefixes[r])) for r in step_two.dropped_parents]
     survivors = ", ".join(f"{p} {t}" for p, t in zip(step2["prefix_text"], step2["token_label"]))
     plural = len(dropped) > 1
     conclusion = (f"Both survivors of step 2 ({survivors}) come from branch{'es' if len(branches) > 1 else ''} "
@@ -94,7 +95,7 @@ def _nucleus(ex: WorkedExample) -> ExampleView:
     order = np.argsort(-probs[0], kind="stable")
     order = order[probs[0, order] > 0]
     table = pd.DataFrame({
-        "word": ex.vocabulary.decode(order),
+        "word": ex.vocabulary.ids_to_tokens(order),
         "P": probs[0, order].round(4),
         "running total": np.cumsum(probs[0, order]).round(4),
         "in nucleus": filtered[0, order] > 0,

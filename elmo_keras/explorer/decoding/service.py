@@ -245,7 +245,7 @@ def _outputs(hypotheses, next_log_probs, vocabulary) -> list[Output]:
     per_token = token_log_probs(next_log_probs, [h.tokens for h in hypotheses])
     return [
         Output(h.text(vocabulary), h.log_prob, h.score, h.finished,
-               pd.DataFrame({"token": vocabulary.decode(h.tokens), "log_prob": values}))
+               pd.DataFrame({"token": vocabulary.ids_to_tokens(h.tokens), "log_prob": values}))
         for h, values in zip(hypotheses, per_token)
     ]
 
@@ -300,7 +300,7 @@ def compare_strategies(model, source: str, settings: DecodeSettings) -> Decoding
     source_ids = encode_source(source, model.vocabulary)
     next_log_probs = model.log_prob_fn(np.array(source_ids, dtype=np.int32))
     results = run_strategies(next_log_probs, model.vocabulary, settings, model.bos_id, model.eos_id)
-    return DecodingView(" ".join(model.vocabulary.decode(source_ids)), settings, results, model.vocabulary)
+    return DecodingView(" ".join(model.vocabulary.ids_to_tokens(source_ids)), settings, results, model.vocabulary)
 
 
 def outputs_table(result: StrategyResult) -> pd.DataFrame:

@@ -2,9 +2,10 @@
 
 On first use ``train_gradient_models`` trains both models on the remember-the-first-symbol task (small sizes, see
 the constants) and saves them under ``GRADIENTS_DIR_NAME`` in the models directory in one step (a staging
-directory renamed into place): ``rnn.keras``, ``lstm.keras``, ``training.json`` (settings, per-epoch loss and
-accuracy, seconds) and ``measurements.npz`` (the gradients at the page's default settings, ``gradients_store``;
-the shipped models come without it, and ``measurements_for`` writes it on the first visit).
+directory renamed into place): ``rnn.keras``, ``lstm.keras`` and ``training.json`` (settings, per-epoch loss and
+accuracy, seconds); then it keeps the gradients at the page's default settings in the explorer's result cache
+(``store``), so that the first visit shows the page at once. The shipped models come without them, and
+``measurements_for`` measures and keeps them on the first visit.
 ``load_gradient_models`` reads them back; a damaged directory is a ``ValueError`` that says
 to retrain. ``page_measurements`` measures the untrained and trained models for the page's settings and
 ``analysis.gradient_study.results.gradient_study`` turns that into tables for any clipping threshold.
@@ -35,14 +36,21 @@ from elmo_keras.analysis.gradient_study.results import (
 from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, train_remember_first
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.first_use import FirstUseModels
-from elmo_keras.explorer.gradients.store import MEASUREMENTS_FILE, read_measurements, write_measurements
+from elmo_keras.explorer.gradients.store import (
+    LEGACY_MEASUREMENTS_FILE,
+    cached_measurements,
+    keep_measurements,
+    measurements_path,
+)
 from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory, discard_page_directories
 from elmo_keras.explorer.shipped_models import install_shipped_model
 from elmo_keras.safe_files import read_json_object, replace_directory, staging_directory, write_json_object
 
 MODEL_FILES = {"vanilla RNN": "rnn.keras", "LSTM": "lstm.keras"}
 TRAINING_FILE = "training.json"
-OWN_ENTRIES = (*MODEL_FILES.values(), TRAINING_FILE, MEASUREMENTS_FILE)  # what the page writes into its directory
+# what the page writes into its directory; with the measurements.npz of earlier versions (the measurements now live
+# in the result cache), so that an old directory holding one is neither refused nor left half deleted
+OWN_ENTRIES = (*MODEL_FILES.values(), TRAINING_FILE, LEGACY_MEASUREMENTS_FILE)
 TRAINING_STEPS = (*MODEL_FILES, "gradients")  # what the first use runs, in order
 DEFAULT_THETA = 1.0  # clips the exploding RNN's ‖∂L/∂h‖ (~1e5), leaves the untrained models' (~0.1–0.3) alone
 INITIAL_FORGET_BIAS = 3.0  # the page's untrained LSTM starts where the trained one did
@@ -89,8 +97,8 @@ def has_gradient_models(models_dir: str | os.PathLike) -> bool:
 
 
 def ready_gradient_models(models_dir: str | os.PathLike) -> bool:
-    """``has_gradient_models`` after installing the shipped models and measurements
-    (``tools/build_shipped_models.py``) where the models directory has none."""
+    """``has_gradient_models`` after installing the shipped models (``tools/build_shipped_models.py``; without
+    measurements) where the models directory has none."""
     install_shipped_model(models_dir, GRADIENTS_DIR_NAME)
     return has_gradient_models(models_dir)
 
@@ -102,7 +110,8 @@ def ready_gradient_version(models_dir: str | os.PathLike) -> tuple[str, int] | N
 
 
 def discard_gradient_models(models_dir: str | os.PathLike) -> None:
-    """Delete the saved models and measurements (a damaged set), so that the next visit installs or trains them.
+    """Delete the saved models (a damaged set; an earlier version's ``measurements.npz`` with them), so that the next
+    visit installs or trains them. Their kept measurements no longer match any models and go with the next ones'.
 
     Raises:
         ValueError: the directory holds files the page did not write (``check_page_directory``).
@@ -122,7 +131,7 @@ def saved_version(models_dir: str | os.PathLike) -> int:
 def train_gradient_models(models_dir: str | os.PathLike, progress: Progress | None = None,
                           settings: GradientSettings | None = None) -> TrainedModels:
     """Train the vanilla RNN and the LSTM on the task and save them under ``GRADIENTS_DIR_NAME`` (replacing what
-    was there, in one step).
+    was there, in one step), then keep their measurements at the page's defaults (``store.keep_measurements``).
 
     Args:
         models_dir: the models directory.
@@ -152,13 +161,13 @@ def train_gradient_models(models_dir: str | os.PathLike, progress: Progress | No
     try:
         for label, model in models.items():
             model.save(staging / MODEL_FILES[label])
-        write_measurements(staging / MEASUREMENTS_FILE, measurements)
         if not write_json_object(staging / TRAINING_FILE, {"settings": asdict(settings), "histories": histories}):
             raise OSError(f"cannot write {staging / TRAINING_FILE}")
         replace_directory(staging, target)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+    keep_measurements(measurements_path(models_dir, target, *page_defaults(settings)), measurements)
     report(len(TRAINING_STEPS))
     return trained
 
@@ -224,27 +233,16 @@ def page_defaults(settings: GradientSettings) -> tuple[int, float, float]:
 
 def measurements_for(models_dir: str | os.PathLike, trained: TrainedModels, length: int, rnn_scale: float,
                      forget_bias: float) -> Measurements:
-    """``page_measurements``, read from disk for the page's defaults when the first use saved them there."""
-    if (length, rnn_scale, forget_bias) != page_defaults(trained.settings):
+    """``page_measurements``; for the page's defaults read from the result cache (``store.cached_measurements``),
+    or measured and kept there (the shipped models come without them). Other settings are measured each time, so
+    that the sliders do not fill the disk."""
+    def measure():
         return page_measurements(trained, length, rnn_scale, forget_bias)
-    path = gradients_dir(models_dir) / MEASUREMENTS_FILE
-    stored = read_measurements(path)
-    if stored is not None and stored.length == length:
-        return stored
-    measured = page_measurements(trained, length, rnn_scale, forget_bias)
-    keep_measurements(path, measured)
-    return measured
 
-
-def keep_measurements(path: pathlib.Path, measurements: Measurements) -> None:
-    """Write the page's default measurements beside the models (the shipped models come without them), through a
-    temporary file renamed into place; a directory that takes no file only costs a measurement per process."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write_measurements(temporary, measurements)
-        os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
+    if (length, rnn_scale, forget_bias) != page_defaults(trained.settings):
+        return measure()
+    return cached_measurements(measurements_path(models_dir, gradients_dir(models_dir), length, rnn_scale,
+                                                 forget_bias), measure)
 
 
 def page_study(measurements: Measurements, theta: float) -> GradientStudy:

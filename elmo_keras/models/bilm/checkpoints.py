@@ -10,7 +10,7 @@ import pathlib
 
 from elmo_keras._backend.rng import global_random_state, set_global_random_state
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.data.glob_patterns import DIGITS, literal, pattern_could_match
 from elmo_keras.models.bilm.checkpoint_files import (
     TEMPORARY_PREFIX,
@@ -120,7 +120,7 @@ def check_checkpoint_arguments(directory, every, resume, corpus=None) -> None:
     Raises:
         ValueError: naming the argument and the value received.
     """
-    check_positive_int(every, "checkpoint_every", allow_none=True)  # optimizer steps
+    check_int(every, "checkpoint_every", allow_none=True)  # optimizer steps
     if directory is None and (every is not None or resume):
         raise ValueError("checkpoint_every and resume need a checkpoint_dir (where checkpoints are written and read)")
     if directory is not None and pathlib.Path(directory).exists() and not pathlib.Path(directory).is_dir():

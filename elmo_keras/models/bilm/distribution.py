@@ -39,7 +39,7 @@ from elmo_keras._backend.distribution import (
     sum_over_replicas,
 )
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
 
 STRATEGIES = ("mirrored", "data-parallel")
@@ -59,7 +59,7 @@ def configure_cpu_devices(count: int) -> None:
         ValueError: ``count`` is not an int ≥ 1, or is above that bound (checked before the backend is touched).
         RuntimeError: the backend's runtime has already started, or the backend (PyTorch) has no logical devices.
     """
-    count = check_positive_int(count, "count")
+    count = check_int(count, "count")
     check_cpu_device_count(count)
     split_cpu_devices(count)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
@@ -113,7 +113,7 @@ class BiLanguageModel(keras.Model):
         self.softmax = keras.layers.Dense(vocab_size, dtype=self.dtype_policy, name="softmax")
         self.forward_perplexity = Perplexity(name="forward_perplexity")
         self.backward_perplexity = Perplexity(name="backward_perplexity")
-        self.n_negative_samples = check_positive_int(n_negative_samples, "n_negative_samples", allow_none=True)
+        self.n_negative_samples = check_int(n_negative_samples, "n_negative_samples", allow_none=True)
         # made last and only when sampling: the full-softmax model draws its dropout seeds exactly as before
         self.sampler_seed = None if self.n_negative_samples is None else keras.random.SeedGenerator(
             name="sampler_seed")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import (
     char_cnn_parameters,
@@ -81,16 +81,16 @@ class BiLMConfig(DictConfig):
         if self.training_precision not in PRECISIONS:
             raise ValueError(f"training_precision must be one of {PRECISIONS}, received {self.training_precision!r}")
         for name in ("embedding_dim", "units", "num_layers", "epochs"):
-            check_positive_int(getattr(self, name), name)
-        check_positive_int(self.projection_dim, "projection_dim", allow_none=True)
+            check_int(getattr(self, name), name)
+        check_int(self.projection_dim, "projection_dim", allow_none=True)
         check_batch_size(self.batch_size)
         check_finite_positive(self.learning_rate, "learning_rate")
         for name in ("cell_clip", "proj_clip"):
             if getattr(self, name) is not None:
                 check_finite_positive(getattr(self, name), f"{name} (None for no clipping)")
         check_rate(self.dropout)
-        check_positive_int(self.n_negative_samples, "n_negative_samples", allow_none=True)
-        check_positive_int(self.max_sentence_tokens, "max_sentence_tokens")
+        check_int(self.n_negative_samples, "n_negative_samples", allow_none=True)
+        check_int(self.max_sentence_tokens, "max_sentence_tokens")
 
     @property
     def token_dim(self) -> int:

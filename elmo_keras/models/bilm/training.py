@@ -29,7 +29,7 @@ from elmo_keras.models.callbacks import (
     check_finite_perplexities,
     check_finite_weights,
 )
-from elmo_keras.models.optimizer import compile_for_training
+from elmo_keras.models.fitting import compile_for_training, training_summary
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import as_token_lists
 from elmo_keras.text.vocabulary import Vocabulary
@@ -173,15 +173,9 @@ def train_bilm(
     model.config = config
     sample = data.summary_sentences
     summary = {
-        "config": config.to_dict(),
-        "seed": int(seed),
-        "training_precision": precision,
-        "precision_probe_seconds": precision_probe,
-        "num_sentences": data.num_sentences,
-        "num_tokens": data.num_tokens,
-        "vocab_size": len(vocabulary),
-        "train_seconds": round(seconds, 2),
-        "history": recorder.history,
+        **training_summary(config, seed, seconds, recorder.history, training_precision=precision,
+                           precision_probe_seconds=precision_probe, num_sentences=data.num_sentences,
+                           num_tokens=data.num_tokens, vocab_size=len(vocabulary)),
         **perplexity_summary(model, sample, heldout_sentences, vocabulary, config.learning_rate),
     }
     if not isinstance(data, InMemoryData):

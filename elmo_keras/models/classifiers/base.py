@@ -4,7 +4,7 @@ vector, the softmax layer, the class names, and the arguments and checks of all 
 from __future__ import annotations
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.text.vocabulary import PAD_ID
 
 POOLINGS = ("last", "mean", "max")
@@ -34,7 +34,7 @@ class TextClassifier(keras.Model):
         super().__init__(**kwargs)
         for name, value in (("vocab_size", vocab_size), ("num_classes", num_classes),
                             ("embedding_dim", embedding_dim)):
-            check_positive_int(value, name)
+            check_int(value, name)
         if num_classes < 2:
             raise ValueError(f"num_classes must be at least 2 (a classifier chooses between classes), "
                              f"received {num_classes}")

@@ -14,7 +14,7 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import check_token_ids
 from elmo_keras.limits import check_length
 from elmo_keras.models.classifiers.base import TextClassifier
@@ -81,12 +81,12 @@ class CNNTextClassifier(TextClassifier):
         if isinstance(filter_heights, (int, str)) or not len(filter_heights):
             raise ValueError(f"filter_heights must be a non-empty sequence of positive ints such as (2, 3, 4), "
                              f"received {filter_heights!r}")
-        heights = tuple(check_positive_int(h, "each of filter_heights") for h in filter_heights)
+        heights = tuple(check_int(h, "each of filter_heights") for h in filter_heights)
         if len(set(heights)) != len(heights):
             raise ValueError(f"filter_heights must not repeat a height (raise filters_per_height instead), "
                              f"received {filter_heights!r}")
         self.filter_heights = heights
-        self.filters_per_height = check_positive_int(filters_per_height, "filters_per_height")
+        self.filters_per_height = check_int(filters_per_height, "filters_per_height")
         self.activation = activation
         self.ngram_filters = [NgramFilters(h, self.filters_per_height, activation, name=f"filters_{h}",
                                            dtype=self.dtype_policy) for h in heights]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.classifiers.base import CELLS
@@ -55,10 +55,10 @@ class ClassifierConfig(DictConfig):
         if isinstance(self.filter_heights, (int, str)) or not self.filter_heights:
             raise ValueError(f"filter_heights must be a non-empty sequence of positive ints, "
                              f"received {self.filter_heights!r}")
-        object.__setattr__(self, "filter_heights", tuple(check_positive_int(h, "each of filter_heights")
+        object.__setattr__(self, "filter_heights", tuple(check_int(h, "each of filter_heights")
                                                          for h in self.filter_heights))
         for name in ("embedding_dim", "filters_per_height", "units", "epochs"):
-            check_positive_int(getattr(self, name), name)
+            check_int(getattr(self, name), name)
         check_batch_size(self.batch_size)
         check_rate(self.dropout)
         check_finite_positive(self.learning_rate, "learning_rate")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -47,8 +47,8 @@ class NgramFilters(keras.layers.Layer):
 
     def __init__(self, height, filters, activation="relu", **kwargs):
         super().__init__(**kwargs)
-        self.height = check_positive_int(height, "height")
-        self.filters = check_positive_int(filters, "filters")
+        self.height = check_int(height, "height")
+        self.filters = check_int(filters, "filters")
         self.activation = keras.activations.get(activation)
         self.supports_masking = True  # reads the token mask; its outputs are per window, so it passes none on
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.models.classifiers.base import CELLS, POOLINGS, TextClassifier
 from elmo_keras.text.vocabulary import PAD_ID
 
@@ -59,7 +59,7 @@ class RNNTextClassifier(TextClassifier):
             raise ValueError(f"pooling must be one of {POOLINGS}, received {pooling!r}")
         if not isinstance(bidirectional, bool):
             raise ValueError(f"bidirectional must be True or False, received {bidirectional!r}")
-        self.units = check_positive_int(units, "units")
+        self.units = check_int(units, "units")
         self.cell, self.bidirectional, self.pooling = cell, bidirectional, pooling
         rnn = keras.layers.LSTM if cell == "lstm" else keras.layers.GRU
         self.rnn = rnn(units, return_sequences=True, name=cell, dtype=self.dtype_policy)

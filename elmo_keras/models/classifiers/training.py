@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.sentiment import load_sentiment
-from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
 from elmo_keras.models.classifiers.cnn import CNNTextClassifier
 from elmo_keras.models.classifiers.config import ClassifierConfig
 from elmo_keras.models.classifiers.encoding import checked_sentences, encode_labels, encode_sentences
 from elmo_keras.models.classifiers.rnn import RNNTextClassifier
-from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.models.fitting import train_model
 from elmo_keras.text.vocabulary import Vocabulary
 
 
@@ -67,18 +63,11 @@ def train_text_classifier(kind: str | None = None, sentences=None, labels=None, 
 
     keras.utils.set_random_seed(int(seed))
     model = build_classifier(config, len(vocabulary), class_names)
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate), loss="sparse_categorical_crossentropy",
-                  metrics=["accuracy"], jit_compile=fit_jit_compile())
-    started = time.perf_counter()
-    history = model.fit(ids, targets, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
-                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *as_keras_callbacks(callbacks)],
-                        verbose=verbose)
-    check_finite_weights(model, "the trained classifier")
-    model.vocabulary, model.config = vocabulary, config
-    model.training_summary = {
-        "config": config.to_dict(), "seed": int(seed), "num_sentences": len(sentences),
-        "class_names": list(class_names), "train_seconds": round(time.perf_counter() - started, 2),
-        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
-        "class_counts": np.bincount(targets, minlength=len(class_names)).tolist(),
-    }
+    # unclipped, unlike the other trainers (clip_norm=None)
+    train_model(model, ids, targets, config=config, seed=seed, vocabulary=vocabulary, callbacks=callbacks,
+                verbose=verbose, details={"num_sentences": len(sentences), "class_names": list(class_names)},
+                what="the trained classifier", clip_norm=None,
+                compile_options={"loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]},
+                batch_size=config.batch_size, shuffle=True)
+    model.training_summary["class_counts"] = np.bincount(targets, minlength=len(class_names)).tolist()
     return model

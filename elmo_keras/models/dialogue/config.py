@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.dialogue.hred import CELLS
@@ -52,10 +52,8 @@ class DialogueConfig(DictConfig):
             raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
         for name in ("embedding_dim", "utterance_units", "context_units", "decoder_units", "latent_dim",
                      "latent_hidden", "epochs"):
-            check_positive_int(getattr(self, name), name)
-        if isinstance(self.kl_annealing_steps, bool) or not isinstance(self.kl_annealing_steps, int) \
-                or self.kl_annealing_steps < 0:
-            raise ValueError(f"kl_annealing_steps must be an int >= 0, received {self.kl_annealing_steps!r}")
+            check_int(getattr(self, name), name)
+        check_int(self.kl_annealing_steps, "kl_annealing_steps", minimum=0)
         check_batch_size(self.batch_size)
         check_rate(self.word_dropout, "word_dropout")
         check_finite_positive(self.learning_rate, "learning_rate")

@@ -54,8 +54,7 @@ def evaluate_dialogue_model(model, examples=None, seed: int = 0, batch_size: int
         out = model({**batch, "noise": noise[rows]}, training=False)
         totals["nll"] += summed(out["logits"])
         totals["kl"] += float(ops.convert_to_numpy(ops.sum(out["kl"])))
-        totals["prior"] += summed(model.decode_sequence(model.decoder_states(model.encode_context(batch["history"])),
-                                                        batch["response_in"]))
+        totals["prior"] += summed(model.decoder_logits(model.initial_states(batch["history"]), batch["response_in"]))
     nll, kl, prior = (totals[key] / tokens for key in ("nll", "kl", "prior"))
     if not vhred:
         return {"nll_per_token": nll, "perplexity": float(np.exp(nll)), "num_dialogues": len(examples)}

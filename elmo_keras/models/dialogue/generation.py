@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from keras import ops
 
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding import beam_search, greedy, sample
-from elmo_keras.decoding._checks import check_candidates, check_int, check_max_len, check_rows, check_sampling_args
+from elmo_keras.decoding._checks import check_candidates, check_max_len, check_rows, check_sampling_args
 from elmo_keras.decoding.hypothesis import Hypothesis
 from elmo_keras.models.dialogue.encoding import check_history_ids
 
@@ -94,13 +94,13 @@ def latent_responses(model, history, num_samples: int, seed: int = 0,
     if not callable(getattr(model, "sample_prior", None)):
         raise TypeError(f"latent_responses needs a VHRED (a model with a latent z), received {type(model).__name__}:"
                         " use greedy_response, beam_responses or sampled_responses")
-    num_samples = check_int("num_samples", num_samples, 1)
+    num_samples = check_int(num_samples, "num_samples")
     if num_samples > MAX_LATENT_SAMPLES:
         raise ValueError(f"num_samples = {num_samples:,} is more z draws than latent_responses decodes (at most "
                          f"{MAX_LATENT_SAMPLES:,}, MAX_LATENT_SAMPLES: one greedy decode each): use e.g. 5–100")
     max_len = check_max_len(max_len)
     history = check_history_ids(history, model)
-    context = model.encode_context(ops.expand_dims(history, 0))
+    context = model.context_vector(ops.expand_dims(history, 0))
     latents = model.sample_prior(context, num_samples, seed)
     return [as_response(greedy(model.log_prob_fn(history, z), model.bos_id, model.eos_id, max_len), model.vocabulary)
             for z in latents]
@@ -113,7 +113,7 @@ def distinct_n(texts, n: int) -> float:
         texts: strings (split on whitespace).
         n: int ≥ 1, the n-gram order.
     """
-    check_positive_int(n, "n")
+    check_int(n, "n")
     grams = [tuple(words[i : i + n]) for words in (t.split() for t in texts) for i in range(len(words) - n + 1)]
     return len(set(grams)) / len(grams) if grams else 0.0
 

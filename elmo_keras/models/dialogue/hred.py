@@ -20,9 +20,9 @@ from __future__ import annotations
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int, check_rate
+from elmo_keras.argument_checks import check_int, check_rate
+from elmo_keras.decoding.prefix_scorer import PrefixScorer, log_probs_after_prefixes
 from elmo_keras.models.dialogue.encoding import check_history_ids
-from elmo_keras.models.dialogue.prefix_scorer import PrefixScorer
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 CELLS = ("gru", "lstm")
@@ -70,9 +70,12 @@ class HRED(keras.Model):
     Returns:
         Logits `(batch, response_len, vocab_size)`: position ``t`` scores the token after ``response_in[:, :t+1]``.
 
-    Step API: ``encode_context(history) -> c`` `(batch, context_units)`, ``decoder_states(c) -> states``,
-    ``decode_step(states, last_token_ids) -> (log_probs, new_states)``, ``log_prob_fn(history)`` for
-    ``elmo_keras.decoding``.
+    Step API (the decoder step API ``Seq2Seq`` shares, see ``elmo_keras.decoding``; the conditioning is one
+    dialogue's history): ``initial_states(history) -> states`` (the encoders run once: ``decoder_states(c)`` of
+    ``c = context_vector(history)`` `(batch, context_units)`), ``decoder_step(states, last_token_ids) -> (log_probs,
+    new_states)``, ``step_log_probs(history, prefixes)`` / ``step_log_probs_from_states(states, prefixes)`` (every
+    prefix re-read) and ``log_prob_fn(history)`` / ``log_prob_fn_from_states(states)`` (``next_log_probs`` for the
+    strategies).
 
     Example:
         >>> import numpy as np
@@ -89,7 +92,7 @@ class HRED(keras.Model):
         for name, value in (("vocab_size", vocab_size), ("embedding_dim", embedding_dim),
                             ("utterance_units", utterance_units), ("context_units", context_units),
                             ("decoder_units", decoder_units)):
-            check_positive_int(value, name)
+            check_int(value, name)
         if cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {cell!r}")
         check_rate(word_dropout, "word_dropout")
@@ -133,7 +136,7 @@ class HRED(keras.Model):
         self.output_layer.build((None, None, self.decoder_units))
 
     # -- encoders ------------------------------------------------------------------------------------------
-    def encode_utterances(self, utterances):
+    def utterance_vectors(self, utterances):
         """``m``: int `(batch, words)` utterances → float `(batch, utterance_units)` (padded words masked)."""
         utterances = ops.cast(utterances, "int32")
         return self.utterance_encoder(self.word_embedding(utterances), mask=ops.not_equal(utterances, self.pad_id))
@@ -142,13 +145,13 @@ class HRED(keras.Model):
         """The context RNN over the history's utterance vectors: ``(outputs (B, T, H_c), final h (B, H_c))``."""
         history = ops.cast(history, "int32")
         batch, turns, words = ops.shape(history)[0], ops.shape(history)[1], ops.shape(history)[2]
-        m = self.encode_utterances(ops.reshape(history, (-1, words)))  # (B·T, H_u)
+        m = self.utterance_vectors(ops.reshape(history, (-1, words)))  # (B·T, H_u)
         m = ops.reshape(m, (batch, turns, self.utterance_units))  # (B, T, H_u)
         turn_mask = ops.any(ops.not_equal(history, self.pad_id), axis=-1)  # (B, T): padded turns masked
         outputs, final_h, *_ = self.context_rnn(m, mask=turn_mask)
         return outputs, final_h
 
-    def encode_context(self, history):
+    def context_vector(self, history):
         """``c_n``: the context after every history turn, float `(batch, context_units)`.
 
         Args:
@@ -158,7 +161,7 @@ class HRED(keras.Model):
 
     def context_states(self, history):
         """``c_1 … c_{T+1}``: float `(batch, turns + 1, context_units)`; ``c_t`` has read utterances ``1 … t−1``
-        only (``c_1`` is the initial state, zeros), ``c_{T+1} = encode_context(history)`` for unpadded rows."""
+        only (``c_1`` is the initial state, zeros), ``c_{T+1} = context_vector(history)`` for unpadded rows."""
         outputs, _ = self._context_run(history)
         initial = ops.zeros_like(outputs[:, :1])  # (B, 1, H_c)
         return ops.concatenate([initial, outputs], axis=1)
@@ -170,6 +173,11 @@ class HRED(keras.Model):
         start = self.decoder_init(context)  # (B, units · states)
         return [start[:, i * self.decoder_units : (i + 1) * self.decoder_units] for i in range(self.states_per_layer)]
 
+    def initial_states(self, history):
+        """The decoder's initial states for int `(batch, turns, words)` histories: ``decoder_states(
+        context_vector(history))`` (VHRED: at the prior's mean ``z``)."""
+        return self.decoder_states(self.context_vector(history))
+
     def _dropped_words(self, response_in, training):
         """``response_in`` with words (not ``<bos>``, not padding) replaced by ``unk_id`` at ``word_dropout``'s rate,
         in training only."""
@@ -180,7 +188,7 @@ class HRED(keras.Model):
         drop = ops.logical_and(is_word, draws < self.word_dropout)
         return ops.where(drop, self.unk_id, response_in)
 
-    def decode_sequence(self, states, response_in, training=False):
+    def decoder_logits(self, states, response_in, training=False):
         """Teacher-forced decoder: states (as ``decoder_states`` gives) and int `(batch, length)` inputs → logits
         `(batch, length, vocab_size)`."""
         response_in = ops.cast(response_in, "int32")
@@ -191,7 +199,7 @@ class HRED(keras.Model):
 
     def call(self, inputs, training=None):
         history, response_in = inputs["history"], inputs["response_in"]
-        return self.decode_sequence(self.decoder_states(self.encode_context(history)), response_in, training)
+        return self.decoder_logits(self.initial_states(history), response_in, training)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """Per-response sum of token cross-entropies (padding masked), averaged over the batch.
@@ -210,13 +218,13 @@ class HRED(keras.Model):
         banned = ops.any(ops.equal(ops.arange(self.vocab_size, dtype="int32")[:, None], never[None, :]), axis=-1)
         return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
 
-    def decode_step(self, states, last_token_ids):
+    def decoder_step(self, states, last_token_ids):
         """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading int `(batch,)` tokens."""
         x = self.word_embedding(ops.cast(last_token_ids, "int32"))  # (B, E)
         x, new_states = self.decoder.cell(x, list(states), training=False)
         return self.next_token_log_probs(self.output_layer(x)), list(new_states)
 
-    def prefix_log_probs(self, states, prefixes):
+    def step_log_probs_from_states(self, states, prefixes):
         """Next-token log-probabilities after each prefix, every row starting from the same ``states``.
 
         Args:
@@ -226,10 +234,17 @@ class HRED(keras.Model):
         Returns:
             float `(n, vocab_size)`.
         """
-        prefixes = ops.cast(prefixes, "int32")
-        n = ops.shape(prefixes)[0]
-        states = [ops.broadcast_to(state, (n, self.decoder_units)) for state in states]
-        return self.next_token_log_probs(self.decode_sequence(states, prefixes)[:, -1])
+        return log_probs_after_prefixes(self, states, prefixes)
+
+    def step_log_probs(self, history, prefixes):
+        """Next-token log-probabilities after each prefix given one dialogue ``history`` int `(turns, words)`:
+        float32 `(n, vocab_size)` (NumPy), ``log_prob_fn(history)(prefixes)``.
+
+        Raises:
+            ValueError: ``history`` as ``log_prob_fn`` refuses it, or ``prefixes`` as ``check_prefixes`` does,
+                before the model reads them.
+        """
+        return self.log_prob_fn(history)(prefixes)
 
     def log_prob_fn(self, history):
         """``fn(prefixes int (n, t)) -> float (n, vocab)`` (NumPy) for one dialogue history int `(turns, words)`:
@@ -240,7 +255,7 @@ class HRED(keras.Model):
                 padding, an empty turn, over the bounds), before the model reads it.
         """
         history = check_history_ids(history, self)
-        return self.log_prob_fn_from_states(self.decoder_states(self.encode_context(ops.expand_dims(history, 0))))
+        return self.log_prob_fn_from_states(self.initial_states(ops.expand_dims(history, 0)))
 
     def log_prob_fn_from_states(self, states):
         """A ``PrefixScorer``: ``fn(prefixes) -> (n, vocab)`` NumPy log-probabilities from fixed initial ``states``

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import time
-
-from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.dialogue import dialogue_examples
-from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
+from elmo_keras.models.callbacks import as_keras_callbacks
 from elmo_keras.models.dialogue.config import DialogueConfig
 from elmo_keras.models.dialogue.encoding import checked_dialogues, encode_dialogues
 from elmo_keras.models.dialogue.hred import HRED
 from elmo_keras.models.dialogue.vhred import VHRED
-from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.models.fitting import train_model
 from elmo_keras.text.vocabulary import Vocabulary
 
 MODEL_CLASSES = {"hred": HRED, "vhred": VHRED}
@@ -61,19 +58,9 @@ def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConf
 
     keras.utils.set_random_seed(int(seed))
     model = MODEL_CLASSES[config.kind](len(vocabulary), seed=int(seed), **config.model_kwargs())
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
-    started = time.perf_counter()
-    history = model.fit(inputs, response_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
-                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)
-    check_finite_weights(model, "the trained model")
-    model.vocabulary, model.config = vocabulary, config
-    model.training_summary = {
-        "config": config.to_dict(), "seed": int(seed), "num_dialogues": len(examples),
-        "steps_per_epoch": -(-len(examples) // config.batch_size),
-        "train_seconds": round(time.perf_counter() - started, 2),
-        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
-    }
-    return model
+    details = {"num_dialogues": len(examples), "steps_per_epoch": -(-len(examples) // config.batch_size)}
+    return train_model(model, inputs, response_out, config=config, seed=seed, vocabulary=vocabulary,
+                       callbacks=adapters, verbose=verbose, details=details, batch_size=config.batch_size, shuffle=True)
 
 
 def train_hred(examples=None, **kwargs) -> HRED:

@@ -17,7 +17,7 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES
 from elmo_keras.models.dialogue.encoding import check_history_ids
 from elmo_keras.models.dialogue.gaussian import gaussian_kl, kl_weight, reparameterize
@@ -55,8 +55,8 @@ class VHRED(HRED):
 
     def __init__(self, vocab_size, latent_dim=16, latent_hidden=64, kl_annealing_steps=0, **kwargs):
         super().__init__(vocab_size, **kwargs)
-        check_positive_int(latent_dim, "latent_dim")
-        check_positive_int(latent_hidden, "latent_hidden")
+        check_int(latent_dim, "latent_dim")
+        check_int(latent_hidden, "latent_hidden")
         if isinstance(kl_annealing_steps, bool) or not isinstance(kl_annealing_steps, (int, np.integer)) \
                 or kl_annealing_steps < 0:
             raise ValueError("kl_annealing_steps must be an int >= 0 (0: no annealing), "
@@ -109,17 +109,22 @@ class VHRED(HRED):
         z = ops.broadcast_to(ops.cast(z, context.dtype), (ops.shape(context)[0], self.latent_dim))
         return super().decoder_states(ops.concatenate([context, z], axis=-1))
 
+    def initial_states(self, history, z=None):
+        """The decoder's initial states for int `(batch, turns, words)` histories and ``z`` (None: the prior's
+        mean), as ``decoder_states`` gives them."""
+        return self.decoder_states(self.context_vector(history), z)
+
     def call(self, inputs, training=None):
         history, response_in = inputs["history"], ops.cast(inputs["response_in"], "int32")
-        context = self.encode_context(history)  # (B, H_c)
+        context = self.context_vector(history)  # (B, H_c)
         prior_mean, prior_log_var = self.prior(context)
-        response_vector = self.encode_utterances(response_in[:, 1:])  # the real response's words, no <bos>
+        response_vector = self.utterance_vectors(response_in[:, 1:])  # the real response's words, no <bos>
         mean, log_var = self.posterior(context, response_vector)
         noise = inputs.get("noise") if isinstance(inputs, dict) else None
         if noise is None and training:
             noise = keras.random.normal(ops.shape(mean), seed=self.noise_seed)
         z = mean if noise is None else reparameterize(mean, log_var, ops.cast(noise, mean.dtype))
-        logits = self.decode_sequence(super().decoder_states(ops.concatenate([context, z], axis=-1)), response_in,
+        logits = self.decoder_logits(super().decoder_states(ops.concatenate([context, z], axis=-1)), response_in,
                                       training)
         return {"logits": logits, "kl": gaussian_kl(mean, log_var, prior_mean, prior_log_var)}
 
@@ -149,7 +154,7 @@ class VHRED(HRED):
         """``num_samples`` draws of ``z ~ p(z | c)`` for one context `(1, context_units)`: float32
         `(num_samples, latent_dim)`, reproducible for a ``seed`` (NumPy's generator draws ``ε``); ``num_samples ×
         latent_dim`` at most ``MAX_DECODE_CANDIDATES``."""
-        num_samples = check_positive_int(num_samples, "num_samples")
+        num_samples = check_int(num_samples, "num_samples")
         if num_samples * self.latent_dim > MAX_DECODE_CANDIDATES:
             raise ValueError(f"num_samples = {num_samples:,} draws of z ({self.latent_dim} values each) are more than "
                              f"{MAX_DECODE_CANDIDATES:,} values (MAX_DECODE_CANDIDATES): draw fewer")
@@ -161,9 +166,8 @@ class VHRED(HRED):
         """``fn(prefixes) -> (n, vocab)`` for one history int `(turns, words)` and one ``z`` `(latent_dim,)`
         (None: the prior's mean); ``history`` is checked as ``HRED.log_prob_fn`` checks it."""
         history = check_history_ids(history, self)
-        context = self.encode_context(ops.expand_dims(history, 0))
         z = None if z is None else ops.reshape(ops.convert_to_tensor(z, "float32"), (1, self.latent_dim))
-        return self.log_prob_fn_from_states(self.decoder_states(context, z))
+        return self.log_prob_fn_from_states(self.initial_states(ops.expand_dims(history, 0), z))
 
     def architecture(self) -> dict:
         return {**super().architecture(), "latent_dim": self.latent_dim, "latent_hidden": self.latent_hidden}

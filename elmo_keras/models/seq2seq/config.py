@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elmo_keras.argument_checks import check_finite_positive, check_positive_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.seq2seq.model import CELLS
@@ -37,7 +37,7 @@ class Seq2SeqConfig(DictConfig):
         if self.cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {self.cell!r}")
         for name in ("embedding_dim", "units", "num_layers", "epochs"):
-            check_positive_int(getattr(self, name), name)
+            check_int(getattr(self, name), name)
         check_batch_size(self.batch_size)
         check_rate(self.dropout)
         check_finite_positive(self.learning_rate, "learning_rate")

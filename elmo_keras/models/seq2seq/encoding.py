@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from elmo_keras.argument_checks import check_positive_int
+from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import MAX_DECODE_LENGTH
 from elmo_keras.limits import check_length
 from elmo_keras.text.sentences import as_words
@@ -34,7 +34,7 @@ def encode_sources(sources, vocabulary: Vocabulary, length: int | None = None, n
         ValueError: ``sources`` is empty, a bad ``length``, or a source over ``max_tokens`` words (named).
     """
     if length is not None:
-        check_length("length", check_positive_int(length, "length"), max_tokens, "tokens", "pass a smaller width")
+        check_length("length", check_int(length, "length"), max_tokens, "tokens", "pass a smaller width")
     sources = [as_words(s) for s in sources]
     if not sources:
         raise ValueError(f"no {name} given: pass a list of {name} (strings or word lists)")

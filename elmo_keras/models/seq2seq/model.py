@@ -19,14 +19,15 @@ from keras import ops
 
 from elmo_keras._backend import id_graph_function
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_positive_int, check_rate
-from elmo_keras.decoding._checks import MAX_DECODE_LENGTH, check_candidates, check_token_ids
+from elmo_keras.argument_checks import check_int, check_rate
+from elmo_keras.decoding._checks import check_token_ids
+from elmo_keras.decoding.prefix_scorer import PrefixScorer, check_prefixes, log_probs_after_prefixes
 from elmo_keras.limits import check_length
 from elmo_keras.models.seq2seq.encoding import MAX_SEQ2SEQ_TOKENS
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
 
 CELLS = ("gru", "lstm")
-SCORE_TOKENS_PER_CALL = 2**16  # next_log_probs reads prefixes (with their sources) in pieces of at most this many
+SCORE_TOKENS_PER_CALL = 2**16  # step_log_probs reads prefixes (with their sources) in pieces of at most this many
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -53,9 +54,12 @@ class Seq2Seq(keras.Model):
     Returns:
         Logits `(batch, target_len, vocab_size)`: position ``t`` scores the token after ``target_in[:, :t+1]``.
 
-    Step API (what beam search uses, carrying states instead of re-running prefixes):
-        ``encode(source) -> states`` and ``decode_step(states, last_token_ids) -> (log_probs, new_states)``,
-        ``states`` a list of `(batch, units)` tensors (per layer ``h``, or ``h, c`` for an LSTM).
+    Step API (the decoder step API ``HRED`` shares, see ``elmo_keras.decoding``; the conditioning is the source):
+        ``initial_states(source) -> states`` (the encoder run once: ``φ``), ``decoder_step(states, last_token_ids)
+        -> (log_probs, new_states)`` (what beam search uses, carrying states instead of re-running prefixes),
+        ``step_log_probs(source, prefixes)`` / ``step_log_probs_from_states(states, prefixes)`` (every prefix
+        re-read) and ``log_prob_fn(source)`` / ``log_prob_fn_from_states(states)`` (``next_log_probs`` for the
+        strategies); ``states`` a list of `(batch, units)` tensors (per layer ``h``, or ``h, c`` for an LSTM).
 
     Raises:
         ValueError: a size that is not a positive int, an unknown ``cell``, ``dropout`` outside ``[0, 1)``, or a
@@ -73,7 +77,7 @@ class Seq2Seq(keras.Model):
         super().__init__(**kwargs)
         for name, value in (("vocab_size", vocab_size), ("embedding_dim", embedding_dim), ("units", units),
                             ("num_layers", num_layers)):
-            check_positive_int(value, name)
+            check_int(value, name)
         if cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {cell!r}")
         check_rate(dropout)
@@ -98,7 +102,7 @@ class Seq2Seq(keras.Model):
         self.vocabulary = None  # set by train_seq2seq / load_seq2seq
         self.config = None
         self.training_summary = {}
-        self._compiled_next_log_probs = None  # next_log_probs as one graph, made on first use
+        self._compiled_step_log_probs = None  # step_log_probs as one graph, made on first use
 
     @property
     def states_per_layer(self) -> int:
@@ -130,11 +134,17 @@ class Seq2Seq(keras.Model):
 
     def call(self, inputs, training=None):
         source, target_in = (inputs["source"], inputs["target_in"]) if isinstance(inputs, dict) else inputs
-        source, target_in = ops.cast(source, "int32"), ops.cast(target_in, "int32")
+        source = ops.cast(source, "int32")
         source_x = self.dropout_layer(self.source_embedding(source), training=training)  # (B, S, E)
         _, phi = self._run(self.encoder_layers, source_x, ops.not_equal(source, self.pad_id), None, training)
+        return self.decoder_logits(phi, target_in, training)
+
+    def decoder_logits(self, states, target_in, training=False):
+        """Teacher-forced decoder: ``states`` (as ``initial_states`` gives them) and int `(batch, target_len)` inputs
+        → logits `(batch, target_len, vocab_size)`."""
+        target_in = ops.cast(target_in, "int32")
         target_x = self.dropout_layer(self.target_embedding(target_in), training=training)  # (B, T, E)
-        top, _ = self._run(self.decoder_layers, target_x, ops.not_equal(target_in, self.pad_id), phi, training)
+        top, _ = self._run(self.decoder_layers, target_x, ops.not_equal(target_in, self.pad_id), states, training)
         return self.output_layer(top)  # (B, T, V)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
@@ -152,8 +162,9 @@ class Seq2Seq(keras.Model):
         return ops.sum(losses * weights) / ops.cast(ops.shape(targets)[0], y_pred.dtype)
 
     # -- step API (decoding) -------------------------------------------------------------------------------
-    def encode(self, source_ids):
-        """``φ``: the encoder's final states for int `(batch, source_len)`, a list of `(batch, units)` tensors."""
+    def initial_states(self, source_ids):
+        """The decoder's initial states ``φ``: the encoder's final states for int `(batch, source_len)`, a list of
+        `(batch, units)` tensors."""
         source = ops.cast(source_ids, "int32")
         _, phi = self._run(self.encoder_layers, self.source_embedding(source), ops.not_equal(source, self.pad_id),
                            None, False)
@@ -169,11 +180,11 @@ class Seq2Seq(keras.Model):
         banned = ops.any(ops.equal(ops.arange(self.vocab_size, dtype="int32")[:, None], never[None, :]), axis=-1)
         return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
 
-    def decode_step(self, states, last_token_ids):
+    def decoder_step(self, states, last_token_ids):
         """One decoder step: ``(log_probs, new_states)`` after reading ``last_token_ids``.
 
         Args:
-            states: the list ``encode`` or the previous step returned, each `(batch, units)`.
+            states: the list ``initial_states`` or the previous step returned, each `(batch, units)`.
             last_token_ids: int `(batch,)`, each hypothesis's last token.
 
         Returns:
@@ -186,8 +197,8 @@ class Seq2Seq(keras.Model):
             new_states += list(layer_states)
         return self.next_token_log_probs(self.output_layer(x)), new_states  # (B, V)
 
-    def next_log_probs(self, source, prefixes) -> np.ndarray:
-        """Next-token log-probabilities after each prefix: float32 `(n, vocab)` (NumPy).
+    def step_log_probs(self, source, prefixes) -> np.ndarray:
+        """Next-token log-probabilities after each prefix given ``source``: float32 `(n, vocab)` (NumPy).
 
         Args:
             source: int `(source_len,)` (one source for all prefixes) or `(n, source_len)`, ``source_len`` at most
@@ -201,14 +212,8 @@ class Seq2Seq(keras.Model):
                 holds only padding, an id outside ``[0, vocab_size)`` or a size over its bound (named); all
                 checked before the model runs.
         """
-        prefixes, source = np.asarray(prefixes), np.asarray(source)
-        if prefixes.ndim != 2 or prefixes.shape[1] < 1:
-            raise ValueError(f"prefixes must be int (n, t) with t >= 1, received shape {prefixes.shape}")
-        check_length("prefixes", prefixes.shape[1], MAX_DECODE_LENGTH + 1, "tokens", "decode at most "
-                     f"{MAX_DECODE_LENGTH} tokens (MAX_DECODE_LENGTH)")
-        check_candidates("prefixes rows", len(prefixes), self.vocab_size)
+        prefixes, source = check_prefixes(prefixes, self.vocab_size), np.asarray(source)
         check_length("source", source.shape[-1] if source.ndim else 0, MAX_SEQ2SEQ_TOKENS)
-        prefixes = check_token_ids("prefixes", prefixes, self.vocab_size)
         source = check_token_ids("source", source, self.vocab_size)
         if source.ndim == 1:
             source = np.broadcast_to(source, (len(prefixes), len(source)))
@@ -218,10 +223,10 @@ class Seq2Seq(keras.Model):
             )
         if source.shape[1] == 0 or (source == self.pad_id).all(axis=1).any():
             raise ValueError("every source needs at least one word (a source of only padding has nothing to encode)")
-        if self._compiled_next_log_probs is None:  # traced once, for every number and length of prefixes
-            self._compiled_next_log_probs = id_graph_function(self._last_log_probs, 2)
+        if self._compiled_step_log_probs is None:  # traced once, for every number and length of prefixes
+            self._compiled_step_log_probs = id_graph_function(self._last_log_probs, 2)
         rows = max(1, SCORE_TOKENS_PER_CALL // (source.shape[1] + prefixes.shape[1]))
-        parts = [ops.convert_to_numpy(self._compiled_next_log_probs(source[i : i + rows], prefixes[i : i + rows]))
+        parts = [ops.convert_to_numpy(self._compiled_step_log_probs(source[i : i + rows], prefixes[i : i + rows]))
                  for i in range(0, len(prefixes), rows)]
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
@@ -229,9 +234,14 @@ class Seq2Seq(keras.Model):
         """`(n, source_len)`, `(n, t)` → `(n, vocab)`: ``next_token_log_probs`` of the last prefix position."""
         return self.next_token_log_probs(self((source, prefixes), training=False)[:, -1])
 
+    def step_log_probs_from_states(self, states, prefixes):
+        """Float `(n, vocab_size)` next-token log-probabilities after each prefix int `(n, t)`, every row read from
+        the decoder's initial ``states`` (each `(1, units)`: one source, or `(n, units)`), as ``HRED``'s."""
+        return log_probs_after_prefixes(self, states, prefixes)
+
     def log_prob_fn(self, source):
         """``fn(prefixes) -> (n, vocab)`` for one int `(source_len,)` source: what ``elmo_keras.decoding``
-        strategies take (see ``next_log_probs``). Its ``vocab_size`` lets them check their ids and sizes before
+        strategies take (see ``step_log_probs``). Its ``vocab_size`` lets them check their ids and sizes before
         the first call.
 
         Raises:
@@ -246,10 +256,15 @@ class Seq2Seq(keras.Model):
         source = check_token_ids("source", source, self.vocab_size)
 
         def next_log_probs(prefixes):
-            return self.next_log_probs(source, prefixes)
+            return self.step_log_probs(source, prefixes)
 
         next_log_probs.vocab_size = self.vocab_size
         return next_log_probs
+
+    def log_prob_fn_from_states(self, states):
+        """A ``PrefixScorer``: ``fn(prefixes) -> (n, vocab)`` NumPy log-probabilities from fixed initial ``states``
+        (each `(1, units)`, e.g. ``initial_states(source[None])``), one decoder step per call."""
+        return PrefixScorer(self, states)
 
     def get_config(self):
         config = super().get_config()

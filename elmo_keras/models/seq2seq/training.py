@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
-from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.data.seq2seq import seq2seq_pairs
 from elmo_keras.limits import check_length
-from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
-from elmo_keras.models.optimizer import DenseGradientAdam
+from elmo_keras.models.callbacks import as_keras_callbacks
+from elmo_keras.models.fitting import train_model
 from elmo_keras.models.seq2seq.config import Seq2SeqConfig
 from elmo_keras.models.seq2seq.encoding import MAX_SEQ2SEQ_TOKENS, encode_pairs
 from elmo_keras.models.seq2seq.model import Seq2Seq
@@ -54,19 +51,8 @@ def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: 
 
     keras.utils.set_random_seed(int(seed))
     model = Seq2Seq(len(vocabulary), **config.model_kwargs())
-    # No XLA here: compiling the recurrent training step would take longer than training the toy model.
-    model.compile(optimizer=DenseGradientAdam(config.learning_rate, clipnorm=5.0), jit_compile=fit_jit_compile())
-    started = time.perf_counter()
-    history = model.fit(inputs, target_out, epochs=config.epochs, batch_size=config.batch_size, shuffle=True,
-                        callbacks=[StopOnNonFiniteLoss(config.learning_rate), *adapters], verbose=verbose)
-    check_finite_weights(model, "the trained model")
-    model.vocabulary, model.config = vocabulary, config
-    model.training_summary = {
-        "config": config.to_dict(), "seed": int(seed), "num_pairs": len(pairs),
-        "train_seconds": round(time.perf_counter() - started, 2),
-        "history": {k: [float(v) for v in values] for k, values in history.history.items()},
-    }
-    return model
+    return train_model(model, inputs, target_out, config=config, seed=seed, vocabulary=vocabulary, callbacks=adapters,
+                       verbose=verbose, details={"num_pairs": len(pairs)}, batch_size=config.batch_size, shuffle=True)
 
 
 def _checked_pairs(pairs) -> list[tuple[list[str], list[str]]]:
