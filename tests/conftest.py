@@ -7,6 +7,11 @@ import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+# Under xdist each worker gets its share of the cores: PyTorch's OpenMP threads (and NumPy's BLAS) spin-wait, so two
+# workers each running as many threads as there are cores slow each other down many times over.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    os.environ.setdefault("OMP_NUM_THREADS",
+                          str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 # per-machine measurements (training_precision="auto") go to a cache of this run, not the user's home
 os.environ["ELMO_KERAS_CACHE"] = tempfile.mkdtemp(prefix="elmo_keras_cache_")
 # JAX compiles every new model's steps; many tests build the same tiny models, so a persistent compilation cache,
