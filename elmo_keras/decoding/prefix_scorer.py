@@ -38,6 +38,21 @@ def check_prefixes(prefixes, vocab_size: int) -> np.ndarray:
     return check_token_ids("prefixes", prefixes, vocab_size)
 
 
+def emittable_log_probs(logits, vocab_size: int, pad_id: int, bos_id: int):
+    """``log_softmax`` over the tokens a step model's decoder may emit: ``<pad>`` and ``<S>`` get −inf.
+
+    Args:
+        logits: float `(..., vocab_size)`.
+        vocab_size, pad_id, bos_id: the model's vocabulary size and the ids of ``<pad>`` and ``<S>``.
+
+    Returns:
+        float `(..., vocab_size)` log-probabilities (a tensor).
+    """
+    never = ops.convert_to_tensor([pad_id, bos_id], "int32")
+    banned = ops.any(ops.equal(ops.arange(vocab_size, dtype="int32")[:, None], never[None, :]), axis=-1)
+    return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
+
+
 def log_probs_after_prefixes(model, states, prefixes):
     """``model.next_token_log_probs`` after each prefix, every prefix read in full by ``model.decoder_logits``.
 

@@ -21,7 +21,7 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_int, check_rate
-from elmo_keras.decoding.prefix_scorer import PrefixScorer, log_probs_after_prefixes
+from elmo_keras.decoding.prefix_scorer import PrefixScorer, emittable_log_probs, log_probs_after_prefixes
 from elmo_keras.models.dialogue.encoding import check_history_ids
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
@@ -213,10 +213,8 @@ class HRED(keras.Model):
 
     # -- step API (decoding) -------------------------------------------------------------------------------
     def next_token_log_probs(self, logits):
-        """``log_softmax`` over the tokens a decoder may emit: ``<pad>`` and ``<S>`` get −inf (see ``Seq2Seq``)."""
-        never = ops.convert_to_tensor([self.pad_id, self.bos_id], "int32")
-        banned = ops.any(ops.equal(ops.arange(self.vocab_size, dtype="int32")[:, None], never[None, :]), axis=-1)
-        return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
+        """``log_softmax`` over the tokens the decoder may emit (``<pad>``, ``<S>``: −inf; ``emittable_log_probs``)."""
+        return emittable_log_probs(logits, self.vocab_size, self.pad_id, self.bos_id)
 
     def decoder_step(self, states, last_token_ids):
         """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading int `(batch,)` tokens."""

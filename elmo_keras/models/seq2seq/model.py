@@ -21,7 +21,12 @@ from elmo_keras._backend import id_graph_function
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.decoding._checks import check_token_ids
-from elmo_keras.decoding.prefix_scorer import PrefixScorer, check_prefixes, log_probs_after_prefixes
+from elmo_keras.decoding.prefix_scorer import (
+    PrefixScorer,
+    check_prefixes,
+    emittable_log_probs,
+    log_probs_after_prefixes,
+)
 from elmo_keras.limits import check_length
 from elmo_keras.models.seq2seq.encoding import MAX_SEQ2SEQ_TOKENS
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
@@ -176,9 +181,7 @@ class Seq2Seq(keras.Model):
         ``<pad>`` and ``<S>`` never come next (their log-probability is −inf): sampling at a high temperature or
         with ``top_p=1`` could otherwise emit ``<pad>``, which the decoder then masks out of its own prefix.
         """
-        never = ops.convert_to_tensor([self.pad_id, self.bos_id], "int32")
-        banned = ops.any(ops.equal(ops.arange(self.vocab_size, dtype="int32")[:, None], never[None, :]), axis=-1)
-        return ops.log_softmax(ops.where(banned, ops.cast(float("-inf"), logits.dtype), logits), axis=-1)
+        return emittable_log_probs(logits, self.vocab_size, self.pad_id, self.bos_id)
 
     def decoder_step(self, states, last_token_ids):
         """One decoder step: ``(log_probs, new_states)`` after reading ``last_token_ids``.
