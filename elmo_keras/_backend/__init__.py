@@ -24,8 +24,12 @@ By concern (each module imports only the engine in use, inside its functions: th
   once per shape).
 - ``distribution``: ``split_cpu_devices``, ``check_strategy_backend``, ``mirrored_strategy``,
   ``mirrored_replica_count``, ``is_strategy_object``, ``is_multi_worker``, ``sum_over_replicas`` (behind
-  ``models.bilm.distribution``).
+  ``models.bilm.distribution``), ``replicated_inference`` (the embedder's batches split across a strategy's
+  replicas).
 - ``rng``: ``global_random_state`` / ``set_global_random_state`` (PyTorch's global generator, kept in checkpoints).
+- ``sparse_rows``: ``touched_slices`` (on TensorFlow, a gradient cut down to ``IndexedSlices`` of the rows it
+  touched, a repeated row summed) and ``update_touched_rows`` (an optimizer update of those rows, in place on
+  TensorFlow and PyTorch; ``models.sparse_optimizers``).
 - ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement).
 
 The package imports none of its modules (``elmo_keras._lazy``): each name is imported on first use.
@@ -44,9 +48,10 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras._backend.data_pipeline": ["JAX_TIME_BUCKET", "gathered_batches", "generated_batches", "padded_time",
                                           "trains_from_tf_data"],
     "elmo_keras._backend.distribution": ["check_strategy_backend", "is_multi_worker", "is_strategy_object",
-                                         "mirrored_replica_count", "mirrored_strategy", "split_cpu_devices",
-                                         "sum_over_replicas"],
+                                         "mirrored_replica_count", "mirrored_strategy", "replicated_inference",
+                                         "split_cpu_devices", "sum_over_replicas"],
     "elmo_keras._backend.rng": ["global_random_state", "set_global_random_state"],
+    "elmo_keras._backend.sparse_rows": ["touched_slices", "update_touched_rows"],
     "elmo_keras._backend.precision": ["has_native_bfloat16", "time_training_steps"],
 })
 
@@ -64,6 +69,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         is_strategy_object,
         mirrored_replica_count,
         mirrored_strategy,
+        replicated_inference,
         split_cpu_devices,
         sum_over_replicas,
     )
@@ -79,6 +85,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     )
     from elmo_keras._backend.precision import has_native_bfloat16, time_training_steps
     from elmo_keras._backend.rng import global_random_state, set_global_random_state
+    from elmo_keras._backend.sparse_rows import touched_slices, update_touched_rows
     from elmo_keras._backend.training_steps import (
         branch_test_step,
         branch_train_step,
@@ -94,6 +101,7 @@ __all__ = [
     "compile_for_inference", "compile_function", "compiles_per_shape", "dense_gradients", "engine_version",
     "fit_jit_compile", "gathered_batches", "generated_batches", "global_random_state", "has_native_bfloat16",
     "id_graph_function", "input_gradients", "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients",
-    "mirrored_replica_count", "mirrored_strategy", "padded_time", "scan_time", "set_global_random_state",
-    "split_cpu_devices", "sum_over_replicas", "time_training_steps", "trains_from_tf_data", "uses_stateless_steps",
+    "mirrored_replica_count", "mirrored_strategy", "padded_time", "replicated_inference", "scan_time",
+    "set_global_random_state", "split_cpu_devices", "sum_over_replicas", "time_training_steps", "touched_slices",
+    "trains_from_tf_data", "update_touched_rows", "uses_stateless_steps",
 ]

@@ -1,5 +1,6 @@
 """Data parallelism on each engine (``models.bilm.distribution`` builds on these): logical CPU devices,
-``tf.distribute`` strategies on TensorFlow, ``keras.distribution`` on JAX, and the replicas' all-reduce.
+``tf.distribute`` strategies on TensorFlow, ``keras.distribution`` on JAX, the replicas' all-reduce, and
+inference with each batch split across a strategy's replicas (``replicated_inference``, TensorFlow).
 """
 
 from __future__ import annotations
@@ -107,3 +108,36 @@ def sum_over_replicas(values):
     present = [v for v in values if v is not None]
     summed = iter(context.all_reduce(tf.distribute.ReduceOp.SUM, present) if present else [])
     return [None if v is None else next(summed) for v in values]
+
+
+def replicated_inference(fn, strategy, input_shape: tuple, output_batch_axis: int):
+    """``fn`` run with its input's rows split across the replicas of a ``tf.distribute`` strategy, as one graph.
+
+    The rows are padded with all-zero rows (padding ids, masked) to a multiple of the replica count, split into
+    equal contiguous parts (replica ``r`` gets part ``r``), ``fn`` runs on each replica's part
+    (``strategy.run``), and the parts of its output are put back together along ``output_batch_axis`` with the
+    padding rows dropped, so that the result is ``fn``'s on the whole batch. Traced once with symbolic batch and
+    time axes (as ``compile_for_inference``'s ``"graph"``).
+
+    Args:
+        fn: ``fn(ids) -> tensor`` with ``ids`` int32 `(rows, time, ...)` and rows along ``output_batch_axis`` of
+            the result.
+        strategy: a ``tf.distribute.Strategy`` of this process (checked by the caller: ``is_strategy_object``).
+        input_shape: the ids' shape; only the axes after ``time`` are fixed in the signature.
+        output_batch_axis: the axis of ``fn``'s output that holds the rows.
+    """
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    replicas = strategy.num_replicas_in_sync
+
+    @tf.function(input_signature=[tf.TensorSpec((None, None) + tuple(input_shape[2:]), tf.int32)])
+    def distributed(ids):
+        rows = tf.shape(ids)[0]
+        padding = [[0, -rows % replicas]] + [[0, 0]] * (len(input_shape) - 1)
+        parts = tf.split(tf.pad(ids, padding), replicas)  # replicas × (rows / replicas, time, ...)
+        per_replica = strategy.experimental_distribute_values_from_function(
+            lambda context: parts[context.replica_id_in_sync_group])
+        outputs = strategy.experimental_local_results(strategy.run(fn, args=(per_replica,)))
+        return tf.gather(tf.concat(outputs, axis=output_batch_axis), tf.range(rows), axis=output_batch_axis)
+
+    return distributed

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from elmo_keras.cli.embed import add_embed_arguments, check_embed_arguments, run_embed
+from elmo_keras.cli.merge_shards import add_merge_arguments, run_merge
 from elmo_keras.cli.stopping import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -35,6 +36,8 @@ class Command:
 COMMANDS: dict[str, Command] = {
     "embed": Command("embed a text file into HDF5 (AllenNLP `elmo` layout)", add_embed_arguments, run_embed,
                      check_embed_arguments),
+    "merge-shards": Command("join the outputs of embed --shard 1/N … N/N into one HDF5 file", add_merge_arguments,
+                            run_merge),
     "train": Command("train a biLM and save a model directory", add_train_arguments, run_train,
                      check_train_arguments),
 }

@@ -1,4 +1,5 @@
-"""The ``embed`` command: a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout."""
+"""The ``embed`` command: a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout;
+``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``pretrained.shards``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import TextIO
 
 from elmo_keras.cli.stopping import EXIT_OK, checked_progress
 from elmo_keras.limits import MAX_BATCH_SIZE
-from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths
+from elmo_keras.pretrained.embedder import SORT_WINDOW_BATCHES, ElmoEmbedder, check_embed_paths
+from elmo_keras.pretrained.shards import parse_shard
 
 
 class TextProgressBar:
@@ -56,6 +58,10 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--execution", choices=("graph", "xla", "eager"), default="graph",
                         help="how the stateless biLM runs: one TF graph (default), XLA-compiled per shape "
                              "(faster on long files after compiling), or eagerly")
+    parser.add_argument("--shard", type=shard_argument, metavar="K/N",
+                        help="embed only shard K of N (K = 1 … N): a contiguous block of whole sorting windows "
+                             f"(--batch-size × {SORT_WINDOW_BATCHES} lines), datasets named by their line in the whole "
+                             "file; join the N outputs with merge-shards (stateless only)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -70,9 +76,28 @@ def run_embed(args: argparse.Namespace) -> int:
         embedder = ElmoEmbedder(args.options, args.weights, stateful=args.stateful, execution=args.execution)
     progress = None if args.quiet else TextProgressBar(sys.stderr)
     count = embedder.embed_file(args.input, args.output, output_format=args.output_format,
-                                batch_size=args.batch_size, progress=checked_progress(progress))
-    print(f"wrote {count} sentences ({args.output_format}) to {args.output}", file=sys.stderr)
+                                batch_size=args.batch_size, progress=checked_progress(progress), shard=args.shard)
+    print(f"wrote {count} sentences ({args.output_format}) to {args.output}{_shard_note(args, count)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _shard_note(args: argparse.Namespace, count: int) -> str:
+    """``" (shard 2/3)"``, what an empty shard means, or ``""`` without ``--shard``."""
+    if args.shard is None:
+        return ""
+    k, n = args.shard
+    if count == 0:
+        return (f" (shard {k}/{n} is empty: the file has fewer windows of --batch-size × {SORT_WINDOW_BATCHES} lines "
+                f"than {n} shards; merge-shards still needs it)")
+    return f" (shard {k}/{n})"
+
+
+def shard_argument(text: str) -> tuple[int, int]:
+    """``--shard K/N`` → ``(K, N)``; a bad value is argparse's error (exit 2), saying what ``K/N`` must be."""
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -83,6 +108,9 @@ def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
     if args.model_dir is None and (args.options is None or args.weights is None):
         parser.error("the embed command needs --options FILE and --weights FILE (or --model-dir DIR)")
     check_batch_size_argument(parser, args.batch_size)
+    if args.shard is not None and args.stateful:
+        parser.error("--shard needs stateless embedding: with --stateful a sentence's vectors depend on every batch "
+                     "before it, so a shard cannot start in the middle of the file")
 
 
 def check_batch_size_argument(parser: argparse.ArgumentParser, value: int | None) -> None:

@@ -31,7 +31,7 @@ from elmo_keras.data.corpus_files import corpus_paths, file_sentences
 from elmo_keras.models.bilm.checkpoint_files import checkpoint_files
 from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
 from elmo_keras.models.bilm.distribution import configure_cpu_devices
-from elmo_keras.models.bilm.presets import LARGE_PRESETS, PRESETS, get_preset
+from elmo_keras.models.bilm.presets import LARGE_PRESETS, OPTIMIZERS, PRESETS, get_preset
 from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.models.bilm.training_data import TrainingDataWarning
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count, check_negative_samples, check_replicas
@@ -57,7 +57,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="toy", choices=sorted(PRESETS) + sorted(LARGE_PRESETS),
                         help="model size (default: toy; bilm-tf: the original ELMo's published settings)")
     parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the preset's)")
-    parser.add_argument("--learning-rate", type=float, metavar="LR", help="Adam learning rate (default: the preset's)")
+    parser.add_argument("--learning-rate", type=float, metavar="LR", help="learning rate (default: the preset's)")
     parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the preset's)")
     parser.add_argument("--max-sentence-tokens", type=int, metavar="N",
                         help="split longer corpus lines into consecutive training sentences of at most N tokens, "
@@ -66,6 +66,10 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--negative-samples", type=int, metavar="N",
                         help="train with a sampled softmax over N negatives (default: the preset's; full softmax)")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS,
+                        help="adam (default: every weight moves every step), lazy_adam (Adam on the embedding and "
+                             "sampled-softmax rows a step touched only) or adagrad (bilm-tf's, touched rows only; "
+                             "bilm-tf used --learning-rate 0.2)")
     parser.add_argument("--strategy", choices=STRATEGIES,
                         help="data-parallel training: mirrored (TensorFlow) or data-parallel (JAX), over every GPU, "
                              "else every CPU device (see --devices); --batch-size is the global batch")
@@ -234,7 +238,7 @@ def run_train(args: argparse.Namespace) -> int:
                                learning_rate=args.learning_rate, batch_size=args.batch_size, vocabulary=vocabulary,
                                min_count=args.min_count, max_size=args.max_vocab,
                                n_negative_samples=args.negative_samples, max_sentence_tokens=args.max_sentence_tokens,
-                               strategy=args.strategy, checkpoint_dir=args.checkpoint_dir,
+                               optimizer=args.optimizer, strategy=args.strategy, checkpoint_dir=args.checkpoint_dir,
                                checkpoint_every=args.checkpoint_every, resume=args.resume)
     except (KeyboardInterrupt, Terminated):
         if args.checkpoint_dir is not None and checkpoint_files(args.checkpoint_dir):

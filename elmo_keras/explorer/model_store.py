@@ -36,7 +36,7 @@ RESERVED_NAMES = frozenset({SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, C
                             GRADIENTS_DIR_NAME})
 MAX_NAME_LENGTH = 64
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
-_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate", "training_precision", "max_sentence_tokens")
+_TRAINING_FIELDS = ("epochs", "batch_size", "learning_rate", "training_precision", "max_sentence_tokens", "optimizer")
 
 
 def models_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:

@@ -1,8 +1,9 @@
 """Trainable models, one package per family: ``bilm`` (the biLM language model: presets; training, streamed,
 resumable, data-parallel, with a full or sampled softmax; evaluation; model directories), ``seq2seq`` (the
 encoder-decoder), ``classifiers`` (the CNN and RNN text classifiers) and ``dialogue`` (HRED / VHRED). What they
-share lives here: ``optimizer`` (``DenseGradientAdam``), ``callbacks`` (the divergence guards), ``fitting`` (the
-one trainer skeleton), ``persistence``, ``directory_files`` and ``legacy_files`` (model directories).
+share lives here: ``optimizer`` (``DenseGradientAdam``), ``sparse_optimizers`` (``LazyAdam``, ``SparseAdagrad``),
+``callbacks`` (the divergence guards), ``fitting`` (the one trainer skeleton), ``persistence``, ``directory_files``
+and ``legacy_files`` (model directories).
 
 The names below are imported on first use (``_lazy``): ``import elmo_keras.models.bilm.presets`` does not load Keras.
 """
@@ -25,6 +26,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.models.bilm.distribution": ["adapt_to_multi_worker", "configure_cpu_devices", "distribution_scope"],
     "elmo_keras.models.bilm.evaluation": ["perplexities", "unigram_perplexity"],
     "elmo_keras.models.optimizer": ["DenseGradientAdam"],
+    "elmo_keras.models.sparse_optimizers": ["LazyAdam", "SparseAdagrad"],
     "elmo_keras.models.persistence": ["save_model_dir"],
     "elmo_keras.models.bilm.presets": ["PRESETS", "BiLMConfig", "get_preset"],
     "elmo_keras.models.bilm.sampled_softmax": ["log_uniform_log_probabilities", "sample_candidates",
@@ -81,12 +83,14 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         save_seq2seq,
         train_seq2seq,
     )
+    from elmo_keras.models.sparse_optimizers import LazyAdam, SparseAdagrad
 
 __all__ = [
     "CheckpointError", "adapt_to_multi_worker", "configure_cpu_devices", "distribution_scope",
     "log_uniform_log_probabilities", "sample_candidates", "sampled_softmax_losses",
     "BiLMConfig", "BiLanguageModel", "CNNTextClassifier", "ClassifierConfig", "DenseGradientAdam", "DialogueConfig",
-    "HRED", "PRESETS", "Perplexity", "RNNTextClassifier", "Seq2Seq", "Seq2SeqConfig", "TrainingDivergedError", "VHRED",
+    "HRED", "LazyAdam", "PRESETS", "Perplexity", "RNNTextClassifier", "Seq2Seq", "Seq2SeqConfig", "SparseAdagrad",
+    "TrainingDivergedError", "VHRED",
     "build_bilm_lm", "class_probabilities", "encode_pairs", "encode_sources", "evaluate_classifier",
     "evaluate_dialogue_model", "evaluate_seq2seq", "get_preset", "load_bilm", "load_classifier", "load_dialogue_model",
     "load_seq2seq", "perplexities", "save_classifier", "save_dialogue_model", "save_model_dir", "save_seq2seq",

@@ -1,7 +1,8 @@
 """The one trainer skeleton: how every trainer (``train_seq2seq``, ``train_dialogue_model``, ``train_text_classifier``,
 the taggers', ``train_bilm``, ``fine_tune_pretrained``) trains the model it has built and seeded.
 
-- ``compile_for_training``: ``DenseGradientAdam`` clipped to ``CLIP_NORM``, compiled with ``fit_jit_compile()``;
+- ``compile_for_training``: ``DenseGradientAdam`` (or another ``make_optimizer`` name) clipped to ``CLIP_NORM``,
+  compiled with ``fit_jit_compile()``;
 - ``guarded_fit``: ``fit`` behind ``StopOnNonFiniteLoss`` (a NaN or infinite loss is a ``TrainingDivergedError``),
   the history as plain floats;
 - ``training_summary``: what every ``model.training_summary`` starts with (config, seed, seconds, history);
@@ -16,26 +17,31 @@ import time
 from elmo_keras._backend import fit_jit_compile
 from elmo_keras._quiet import keras
 from elmo_keras.models.callbacks import StopOnNonFiniteLoss, as_keras_callbacks, check_finite_weights
-from elmo_keras.models.optimizer import CLIP_NORM, DenseGradientAdam
+from elmo_keras.models.optimizer import CLIP_NORM, make_optimizer
 
 
-def compile_for_training(model: keras.Model, learning_rate: float, clip_norm: float | None = CLIP_NORM,
-                         **compile_options) -> None:
-    """Compile ``model`` as every trainer does: ``DenseGradientAdam(learning_rate, clipnorm=clip_norm)`` and
-    ``jit_compile=fit_jit_compile()``. A built model gets Adam's slots for the variables trainable now, not during
-    the first step (a step that creates variables is traced twice); an unbuilt one gets them when ``fit`` builds it.
+def compile_for_training(model: keras.Model, learning_rate: float, clip_norm: float | None = CLIP_NORM, *,
+                         optimizer: str = "adam", row_sparse: dict | None = None, **compile_options) -> None:
+    """Compile ``model`` as every trainer does: ``DenseGradientAdam(learning_rate, clipnorm=clip_norm)`` (or the
+    ``optimizer`` named) and ``jit_compile=fit_jit_compile()``. A built model gets the optimizer's slots for the
+    variables trainable now, not during the first step (a step that creates variables is traced twice); an unbuilt
+    one gets them when ``fit`` builds it.
 
     Args:
         model: a ``keras.Model`` (under a ``distribution_scope``, compiled inside it).
-        learning_rate: float, Adam's learning rate.
+        learning_rate: float, the optimizer's learning rate.
         clip_norm: float, the norm each gradient tensor is clipped to, or None (no clipping). Defaults to
             ``CLIP_NORM``.
+        optimizer: ``"adam"``, ``"lazy_adam"`` or ``"adagrad"`` (``models.optimizer.make_optimizer``). Defaults to
+            ``"adam"``.
+        row_sparse: ``{variable.path: row axis}``: the variables whose touched rows alone ``"lazy_adam"`` and
+            ``"adagrad"`` update. Defaults to None.
         **compile_options: further ``Model.compile`` arguments (``loss``, ``metrics``).
     """
     # On TensorFlow a plain graph, not XLA: with the hand-written LSTM backward pass (layers/recurrence/
     # sequence_loop.py) the graph step runs faster than XLA's while loop on CPU and is built sooner; jax.jit on JAX
-    model.compile(optimizer=DenseGradientAdam(learning_rate, clipnorm=clip_norm), jit_compile=fit_jit_compile(),
-                  **compile_options)
+    model.compile(optimizer=make_optimizer(optimizer, learning_rate, clip_norm, row_sparse),
+                  jit_compile=fit_jit_compile(), **compile_options)
     if model.built:
         model.optimizer.build(model.trainable_variables)
 

@@ -11,6 +11,9 @@ Under a ``tf.distribute`` strategy Keras' TensorFlow optimizer clips each replic
 then sums the replicas' gradients, so a clipped step differs from one device's on the same global batch. This
 optimizer sums first (``models.bilm.distribution.sum_over_replicas``) and skips Keras' own sum, so ``clipnorm`` acts on
 the global batch's gradient (``tests/test_distributed_training.py``).
+
+``make_optimizer`` builds a trainer's optimizer by name: ``"adam"`` (this one, every trainer's default),
+``"lazy_adam"`` or ``"adagrad"`` (``models.sparse_optimizers``: only the rows a step touched are updated).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from __future__ import annotations
 from elmo_keras._backend import dense_gradients
 from elmo_keras._quiet import keras
 from elmo_keras.models.bilm.distribution import sum_over_replicas
+from elmo_keras.models.bilm.presets import OPTIMIZERS
+from elmo_keras.models.sparse_optimizers import LazyAdam, SparseAdagrad
 
 CLIP_NORM = 5.0  # every trainer but the classifiers' clips its gradients to this norm (models.fitting)
 
@@ -33,3 +38,27 @@ class DenseGradientAdam(keras.optimizers.Adam):
     def _all_reduce_sum_gradients(self, grads_and_vars):
         """Keras' TensorFlow optimizer sums the replicas' gradients here, after clipping; ``apply`` did it before."""
         return grads_and_vars
+
+
+def make_optimizer(name: str, learning_rate: float, clip_norm: float | None = CLIP_NORM,
+                   row_sparse: dict | None = None) -> keras.optimizers.Optimizer:
+    """The optimizer called ``name`` (one of ``OPTIMIZERS``), clipping each gradient tensor to ``clip_norm``.
+
+    Args:
+        name: ``"adam"`` (``DenseGradientAdam``: every row moves every step), ``"lazy_adam"`` (``LazyAdam``) or
+            ``"adagrad"`` (``SparseAdagrad``, bilm-tf's Adagrad: initial accumulator 1.0, no epsilon).
+        learning_rate: float.
+        clip_norm: float or None (no clipping). Defaults to ``CLIP_NORM``.
+        row_sparse: ``{variable.path: row axis}`` of the variables whose touched rows alone ``"lazy_adam"`` and
+            ``"adagrad"`` update (``BiLanguageModel.row_sparse_variables()``); unused by ``"adam"``. Defaults to None.
+
+    Raises:
+        ValueError: an unknown ``name``.
+    """
+    if name == "adam":
+        return DenseGradientAdam(learning_rate, clipnorm=clip_norm)
+    if name == "lazy_adam":
+        return LazyAdam(learning_rate, clipnorm=clip_norm, row_sparse=row_sparse)
+    if name == "adagrad":
+        return SparseAdagrad(learning_rate, clipnorm=clip_norm, row_sparse=row_sparse)
+    raise ValueError(f"optimizer must be one of {OPTIMIZERS}, received {name!r}")

@@ -12,6 +12,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                      "set_pretrained_weights"],
     "elmo_keras.pretrained.options": ["CharCNNOptions", "ElmoOptions", "LSTMOptions", "OptionsError",
                                       "PretrainedFileError"],
+    "elmo_keras.pretrained.shards": ["merge_shards"],
     "elmo_keras.pretrained.weights": ["WeightFileError", "read_weight_file"],
 })
 
@@ -32,11 +33,11 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         OptionsError,
         PretrainedFileError,
     )
+    from elmo_keras.pretrained.shards import merge_shards
     from elmo_keras.pretrained.weights import WeightFileError, read_weight_file
 
 __all__ = [
     "CharCNNOptions", "ElmoEmbedder", "ElmoOptions", "LSTMOptions", "OptionsError", "PretrainedFileError",
     "WeightFileError", "bilm_from_options", "export_pretrained", "fine_tune_pretrained", "load_pretrained_bilm",
-    "load_pretrained_elmo",
-    "read_weight_file", "set_pretrained_weights",
+    "load_pretrained_elmo", "merge_shards", "read_weight_file", "set_pretrained_weights",
 ]

@@ -1,12 +1,14 @@
-"""``ElmoEmbedder``: ELMo vectors as NumPy arrays, for sentences, batches and whole files (AllenNLP's API)."""
+"""``ElmoEmbedder``: ELMo vectors as NumPy arrays, for sentences, batches and whole files (AllenNLP's API).
+
+The files ``embed_file`` reads and writes are checked and written by ``embedder_files``; one file embedded as N
+shards (several processes or machines) and merged back is ``shards``.
+"""
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-import h5py
 import numpy as np
 
 from elmo_keras._backend import compiles_per_shape
@@ -14,18 +16,31 @@ from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.bilm.directory import load_bilm
+from elmo_keras.models.bilm.distribution import inference_strategy
 from elmo_keras.models.bilm.inference import EXECUTION_MODES, embed_token_lists
+from elmo_keras.pretrained.embedder_files import (
+    EMPTY_INPUT,
+    PARTIAL_SUFFIX,
+    SENTENCE_TO_INDEX,
+    check_embed_paths,
+    check_input_file,
+    check_output_file,
+    read_sentence_file,
+    write_sentence_to_index,
+    writing_hdf5,
+)
 from elmo_keras.pretrained.loader import load_pretrained_bilm
-from elmo_keras.safe_files import refuse_overwriting
+from elmo_keras.pretrained.shards import check_shard, read_shard_input
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
-from elmo_keras.text.sentence_files import sentence_lines
 
 OUTPUT_FORMATS = ("all", "top", "average")
-SENTENCE_TO_INDEX = "sentence_to_index"  # the dataset name AllenNLP's `elmo` command writes
 DEFAULT_TIME_BUCKET = 16  # "xla": pad the time axis to a multiple of this so that few shapes get compiled
 SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth of sentences by length
-EMPTY_INPUT = "{path} is empty: there is nothing to embed; give a file with one sentence per line"
-PARTIAL_SUFFIX = ".partial"  # embed_file writes OUTPUT.partial, then renames it to OUTPUT
+
+# the file helpers of ``embedder_files`` stay importable from here, where they were before the split
+__all__ = ["DEFAULT_TIME_BUCKET", "EMPTY_INPUT", "OUTPUT_FORMATS", "PARTIAL_SUFFIX", "SENTENCE_TO_INDEX",
+           "SORT_WINDOW_BATCHES", "ElmoEmbedder", "ProgressCallback", "check_embed_paths", "check_input_file",
+           "check_output_file", "read_sentence_file"]
 
 ProgressCallback = Callable[[int, int], None]  # (sentences done, total)
 
@@ -37,7 +52,8 @@ class ElmoEmbedder:
     ``2 * projection_dim``; ``<S>``/``</S>`` are added and removed for you.
 
     Stateless by default (``stateful=False``): a sentence gets the same vectors alone, in any batch and at
-    any call (to float32 rounding, ≤ 1e-5; repeated identical calls are bit-identical). The biLM call runs
+    any call (to float32 rounding, ≤ 1e-5; repeated identical calls are bit-identical, and on TensorFlow's CPU
+    ``"graph"`` path batch mates change no bit either: ``tests/test_embed_shards.py``). The biLM call runs
     as one TensorFlow graph traced once for all shapes (``execution="graph"``). ``stateful=True``
     reproduces the original ELMo: LSTM state is carried per batch row from call to call (eager, no
     sorting); ``reset_states()`` clears it.
@@ -60,10 +76,15 @@ class ElmoEmbedder:
             always runs eagerly). Defaults to ``"graph"``.
         time_bucket: int, where compilation is per shape (``"xla"``; JAX): pad the time axis to a multiple of
             this. Defaults to 16.
+        strategy: split every batch across the replicas of this ``tf.distribute.Strategy`` (equal parts of its
+            rows, one graph; the vectors are one device's to float32 rounding), or ``"mirrored"`` (every GPU, else
+            every logical CPU device: ``models.bilm.distribution.configure_cpu_devices``). TensorFlow backend,
+            stateless, ``execution="graph"`` only. Defaults to None (one device).
 
     Raises:
         ValueError: both or neither of the files and ``bilm``, a word-level ``bilm`` without ``sentence_ids``,
-            an unknown ``execution`` or a bad ``time_bucket``; loading errors as ``load_pretrained_bilm``.
+            an unknown ``execution``, a bad ``time_bucket``, or a ``strategy`` that is unknown, not for this
+            backend, stateful or not ``"graph"``; loading errors as ``load_pretrained_bilm``.
 
     With the original files, ``ElmoEmbedder("options.json", "weights.hdf5")`` gives `(3, tokens, 1024)` arrays.
 
@@ -85,7 +106,12 @@ class ElmoEmbedder:
         sentence_ids: SentenceIds | None = None,
         execution: str = "graph",
         time_bucket: int = DEFAULT_TIME_BUCKET,
+        strategy=None,
     ):
+        if strategy is not None and (stateful or execution != "graph"):
+            raise ValueError(f"strategy= needs stateful=False and execution='graph' (received stateful={stateful}, "
+                             f"execution={execution!r}): the batch is split across the replicas in one graph, and "
+                             "stateful rows carry their state on one device")
         if bilm is None:
             if options_file is None or weight_file is None:
                 raise ValueError("pass options_file and weight_file, or bilm= (see also ElmoEmbedder.from_model_dir)")
@@ -112,6 +138,7 @@ class ElmoEmbedder:
         self.bilm = bilm if bilm.stateful == self.stateful else bilm.copy(stateful=self.stateful)
         self.execution = "eager" if self.stateful else execution
         self.time_bucket = time_bucket if compiles_per_shape(self.execution) else 1
+        self.strategy = inference_strategy(strategy)
         self.num_layers = self.bilm.num_activation_layers
         self.dim = self.bilm.output_dim
 
@@ -120,7 +147,7 @@ class ElmoEmbedder:
         """An embedder over a model directory written by ``python -m elmo_keras train`` / ``model.save(dir)``.
 
         Word-level models map tokens to ids through the saved vocabulary (unknown words → ``<unk>``).
-        ``kwargs``: ``execution``, ``time_bucket``. Raises as ``models.load_bilm``.
+        ``kwargs``: ``execution``, ``time_bucket``, ``strategy``. Raises as ``models.load_bilm``.
         """
         model = load_bilm(path)
         bilm = model.bilm
@@ -156,7 +183,8 @@ class ElmoEmbedder:
         if not rows:
             return results
         batch = [list(sentences[i]) for i in rows]
-        embedded = embed_token_lists(self.bilm, self.sentence_ids, batch, self.execution, self.time_bucket)
+        embedded = embed_token_lists(self.bilm, self.sentence_ids, batch, self.execution, self.time_bucket,
+                                     self.strategy)
         for i, vectors in zip(rows, embedded):
             results[i] = vectors
         return results
@@ -205,6 +233,7 @@ class ElmoEmbedder:
         output_format: str = "all",
         batch_size: int = 64,
         progress: ProgressCallback | None = None,
+        shard: tuple[int, int] | None = None,
     ) -> int:
         """Embed a text file with one whitespace-tokenized sentence per line into HDF5 (AllenNLP's layout).
 
@@ -216,11 +245,21 @@ class ElmoEmbedder:
         name, ``output_file + ".partial"``) may not be the input, nor a file or directory the embedder was
         loaded from.
 
+        With ``shard=(k, n)`` (k counted from 1) only shard k of n is embedded: one contiguous run of whole
+        sorting windows (``batch_size * SORT_WINDOW_BATCHES`` lines; ``pretrained.shards`` gives the boundaries),
+        its datasets named by their line index in the whole file, its ``sentence_to_index`` covering its own
+        lines, and the run recorded in the file's attributes (``shards.ShardRecord``: k, n, the input's line
+        count and SHA-256, ...). ``shards.merge_shards`` (``python -m elmo_keras merge-shards``) checks and
+        joins the n files into the output one call without ``shard`` writes, bit for bit. More shards than
+        windows leave some shards empty (written all the same, with no sentence). Stateless mode only.
+
         Args:
             input_file, output_file: the text file read (``read_sentence_file``) and the HDF5 file written.
             output_format: ``"all"``, ``"top"`` or ``"average"`` (above). Defaults to ``"all"``.
             batch_size: int, sentences per biLM call. Defaults to 64.
-            progress: called as ``progress(done, total)`` after each batch. Defaults to None.
+            progress: called as ``progress(done, total)`` after each batch (``total``: the shard's sentences).
+                Defaults to None.
+            shard: ``(k, n)``, ints with ``1 <= k <= n``: embed shard k of n (above). Defaults to None (every line).
 
         Returns:
             The number of sentences written.
@@ -229,8 +268,9 @@ class ElmoEmbedder:
             FileNotFoundError: ``input_file`` is missing, or ``output_file``'s directory does not exist.
             IsADirectoryError: ``input_file`` or ``output_file`` is a directory.
             NotADirectoryError, PermissionError: ``output_file``'s directory is a file or is not writable.
-            ValueError: an empty input file, an unknown ``output_format``, or (naming the file and the line) a blank
-                line, a line that is not UTF-8 or over 1 MiB (``read_sentence_file``).
+            ValueError: an empty input file, an unknown ``output_format``, a bad ``shard`` or one in stateful mode,
+                or (naming the file and the line) a blank line, a line that is not UTF-8 or over 1 MiB
+                (``read_sentence_file``).
             OutputOverwritesInputError (a ValueError): ``output_file`` is the input or a file the embedder
                 was loaded from, or lies inside its model directory.
 
@@ -239,124 +279,47 @@ class ElmoEmbedder:
         if output_format not in OUTPUT_FORMATS:
             raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, received {output_format!r}")
         check_batch_size(batch_size)
+        if shard is not None and self.stateful:
+            raise ValueError("shard= needs a stateless embedder: in stateful mode a sentence's vectors depend on every "
+                             "batch before it, so a shard cannot start in the middle of the file")
+        if shard is not None:
+            check_shard(shard)
         input_file, output_file = check_embed_paths(input_file, output_file, self.source_files,
                                                     self.source_directories)
-        texts = read_sentence_file(input_file)
-        partial = output_file + PARTIAL_SUFFIX
-        total = len(texts)
-        sentence_to_index: dict[str, str] = {}
+        record = None
+        if shard is None:
+            texts = read_sentence_file(input_file)
+        else:
+            texts, record = read_shard_input(input_file, shard, batch_size, batch_size * SORT_WINDOW_BATCHES,
+                                             output_format)
+        first_index = 0 if record is None else record.lines.start
         embedded_count = 0
 
         def on_batch(size):
             nonlocal embedded_count
             embedded_count += size
             if progress is not None:
-                progress(embedded_count, total)
+                progress(embedded_count, len(texts))
 
-        try:
-            with h5py.File(partial, "w") as handle:
-                embedded = self._embed_stream((text.split() for text in texts), batch_size, on_batch)
-                for index, vectors in enumerate(embedded):
-                    key = str(index)
-                    if output_format == "top":
-                        vectors = vectors[-1]
-                    elif output_format == "average":
-                        vectors = vectors.mean(axis=0)
-                    handle.create_dataset(key, data=vectors)
-                    sentence_to_index[texts[index]] = key
-                index_dataset = handle.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.string_dtype("utf-8"))
-                index_dataset[0] = json.dumps(sentence_to_index, ensure_ascii=False)
-            os.replace(partial, output_file)
-        finally:
-            if os.path.exists(partial):
-                os.remove(partial)
-        return total
+        sentence_to_index: dict[str, str] = {}
+        with writing_hdf5(output_file) as handle:
+            if record is not None:
+                record.write(handle)
+            embedded = self._embed_stream((text.split() for text in texts), batch_size, on_batch)
+            for offset, vectors in enumerate(embedded):
+                key = str(first_index + offset)
+                if output_format == "top":
+                    vectors = vectors[-1]
+                elif output_format == "average":
+                    vectors = vectors.mean(axis=0)
+                handle.create_dataset(key, data=vectors)
+                sentence_to_index[texts[offset]] = key
+            write_sentence_to_index(handle, sentence_to_index)
+        return len(texts)
 
     def reset_states(self) -> None:
         """Forget the carried LSTM state (stateful mode; harmless otherwise)."""
         self.bilm.reset_states()
-
-
-def read_sentence_file(path: str | os.PathLike) -> list[str]:
-    """The sentences of ``embed``'s input file, one per line: its lines as ``text.sentence_files`` reads them (UTF-8,
-    ``.gz`` read as gzip, a leading byte-order mark dropped, lines ended as ``str.splitlines()`` ends them, each
-    without the white space around it), blank lines refused, so that line ``i + 1`` is the output's dataset ``"i"``.
-
-    One rule for empty input: a file must hold at least one sentence, and every line must hold one, so an
-    empty file is refused like a file with a blank line (nothing is written for either).
-
-    Raises:
-        FileNotFoundError: no such file.
-        IsADirectoryError: ``path`` is a directory.
-        ValueError: an empty file; ``SentenceFileError`` (a ValueError) naming the file and the line: a blank line, a
-            line that is not UTF-8 or longer than ``MAX_LINE_BYTES`` (1 MiB), or a damaged ``.gz`` file.
-    """
-    path = check_input_file(path)
-    texts = [text for _, text in sentence_lines(path, blank_lines="refuse")]
-    if not texts:  # a byte-order mark alone, or a .gz file of no text
-        raise ValueError(EMPTY_INPUT.format(path=path))
-    return texts
-
-
-def check_input_file(path: str | os.PathLike) -> str:
-    """``path`` as a str, checked to be an existing, non-empty file (not a directory).
-
-    Raises:
-        FileNotFoundError: no such file.
-        IsADirectoryError: ``path`` is a directory.
-        ValueError: the file is empty (0 bytes; see ``read_sentence_file`` for blank lines).
-    """
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"input {path} is a directory; pass a text file with one sentence per line")
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"input file not found: {path}")
-    if os.path.getsize(path) == 0:
-        raise ValueError(EMPTY_INPUT.format(path=path))
-    return path
-
-
-def check_embed_paths(input_file, output_file, source_files: Mapping[str, str | os.PathLike | None],
-                      source_directories: Mapping[str, str | os.PathLike | None]) -> tuple[str, str]:
-    """``(input_file, output_file)`` as str, checked (``check_input_file``, ``check_output_file``) and checked
-    not to destroy what is read: neither the output nor its temporary ``.partial`` file may be the input or one
-    of ``source_files``, or lie inside one of ``source_directories`` (``{description: path}``, None skipped).
-
-    Raises:
-        FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError: see the two checks.
-        OutputOverwritesInputError: the output would replace something read (both paths named).
-    """
-    input_file = check_input_file(input_file)
-    output_file = check_output_file(output_file)
-    files = {"the input file": input_file, **source_files}
-    refuse_overwriting(output_file, files, source_directories)
-    refuse_overwriting(output_file + PARTIAL_SUFFIX, files, source_directories,
-                       what="temporary output file")
-    return input_file, output_file
-
-
-def check_output_file(path: str | os.PathLike) -> str:
-    """``path`` as a str, checked to be a file name that can be written (an existing file is replaced).
-
-    Raises:
-        IsADirectoryError: ``path`` is a directory.
-        FileNotFoundError: its directory does not exist.
-        NotADirectoryError: its directory is a file.
-        PermissionError: its directory is not writable.
-    """
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        raise IsADirectoryError(
-            f"output {path} is a directory; give the HDF5 file to write, e.g. {os.path.join(path, 'elmo.hdf5')}"
-        )
-    directory = os.path.dirname(path) or os.curdir
-    if not os.path.exists(directory):
-        raise FileNotFoundError(f"output directory {directory} does not exist; create it or choose another output")
-    if not os.path.isdir(directory):
-        raise NotADirectoryError(f"cannot write {path}: {directory} is a file, not a directory")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise PermissionError(f"cannot write {path}: no permission to write in {directory}")
-    return path
 
 
 def _check_batch(sentences) -> None:

@@ -55,6 +55,9 @@ KEEP_CHECKPOINTS = 2
 CHECKPOINT_NAME = re.compile(r"^checkpoint-(\d{9})\.npz$")
 TEMPORARY_PREFIX = ".checkpoint-"
 GROUPS = ("model", "optimizer", "metric")
+# config fields added after checkpoints were first written, with the value every earlier run had: left out of a run's
+# identity at that value, so that a checkpoint written before the field existed still resumes
+LATER_CONFIG_FIELDS = {"optimizer": "adam"}
 
 
 class CheckpointError(ValueError):
@@ -102,9 +105,11 @@ def run_identity(config: dict, seed: int, vocabulary: Vocabulary, corpus_fingerp
     resolved, not ``"auto"``), the seed, the steps per epoch, the vocabulary's (lowercasing included) and the
     corpus's fingerprints, the Keras backend and the distribution ``strategy`` (``"none"``, ``"mirrored"``,
     ``"data-parallel"`` or a strategy class with its replica count): each changes the random streams or the
-    arithmetic, so a run resumed with another would not end as the uninterrupted one."""
+    arithmetic, so a run resumed with another would not end as the uninterrupted one. A ``LATER_CONFIG_FIELDS``
+    field at its earlier value is left out."""
     return {
-        "config": {key: value for key, value in config.items() if key != "epochs"},
+        "config": {key: value for key, value in config.items()
+                   if key != "epochs" and not (key in LATER_CONFIG_FIELDS and value == LATER_CONFIG_FIELDS[key])},
         "seed": int(seed),
         "steps_per_epoch": int(steps_per_epoch),
         "vocabulary": fingerprint([f"lowercase={vocabulary.lowercase}", *vocabulary.tokens]),
@@ -119,7 +124,8 @@ def identity_differences(saved: dict, current: dict) -> list[str]:
     differences = []
     for key in sorted(set(saved) | set(current)):
         there, here = saved.get(key), current.get(key)
-        if isinstance(there, dict) and isinstance(here, dict):
+        if isinstance(there, dict) and isinstance(here, dict):  # the config: a field left out has its earlier value
+            there, here = {**LATER_CONFIG_FIELDS, **there}, {**LATER_CONFIG_FIELDS, **here}
             differences += [f"config.{name}: {there.get(name)!r} in the checkpoint, {here.get(name)!r} now"
                             for name in sorted(set(there) | set(here)) if there.get(name) != here.get(name)]
         elif there != here:

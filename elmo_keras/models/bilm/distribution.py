@@ -38,6 +38,7 @@ from elmo_keras._backend.distribution import (
     split_cpu_devices,
     sum_over_replicas,
 )
+from elmo_keras._backend.execution import backend_name
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_int
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
@@ -140,6 +141,38 @@ def strategy_name(strategy) -> str:
     if isinstance(strategy, str):
         return strategy
     return f"{type(strategy).__name__}×{getattr(strategy, 'num_replicas_in_sync', '?')}"
+
+
+def inference_strategy(strategy=None):
+    """The ``tf.distribute.Strategy`` that inference (``ElmoEmbedder(strategy=…)``) splits each batch across, or None.
+
+    Args:
+        strategy: None (one device); ``"mirrored"``: ``tf.distribute.MirroredStrategy`` over every GPU, else every
+            logical CPU device (``configure_cpu_devices``); or a ``tf.distribute.Strategy`` of this process.
+
+    Raises:
+        ValueError: an unknown strategy, a strategy off the TensorFlow backend (JAX and PyTorch have no replicated
+            inference here), or a ``MultiWorkerMirroredStrategy`` (several processes: embed shards of the input
+            instead, ``embed_file(shard=(k, n))``).
+    """
+    if strategy is None:
+        return None
+    if strategy == "mirrored":
+        check_strategy_backend(strategy, "tensorflow")
+        return mirrored_strategy()
+    if isinstance(strategy, str):
+        raise ValueError(f"strategy must be None, 'mirrored' or a tf.distribute.Strategy (TensorFlow backend), "
+                         f"received {strategy!r}")
+    if not is_strategy_object(strategy):
+        raise ValueError(f"strategy must be None, 'mirrored' or a tf.distribute.Strategy; received "
+                         f"{type(strategy).__name__} on the {backend_name()} backend (inference splits "
+                         "batches across devices on TensorFlow only: set KERAS_BACKEND=tensorflow, or embed "
+                         "shards of the input in several processes)")
+    if is_multi_worker(strategy):
+        raise ValueError("a MultiWorkerMirroredStrategy spans several processes; inference splits batches across "
+                         "the devices of one process: embed shards of the input in each process instead "
+                         "(embed_file(..., shard=(k, n)), embed --shard K/N)")
+    return strategy
 
 
 def _check_strategy_object(strategy, devices) -> None:

@@ -5,7 +5,8 @@
 LSTM time loop op by op from Python; here the forward pass is traced once as a graph with symbolic batch and
 time axes (``_backend.compile_for_inference``; ``"xla"`` compiles once per shape instead), so embedding a whole
 corpus costs one trace plus fast calls. The compiled functions are kept per biLM (or model) and execution mode,
-weakly: they go when the biLM goes. A ``stateful`` biLM runs eagerly, as it must.
+weakly: they go when the biLM goes. A ``stateful`` biLM runs eagerly, as it must. With a ``tf.distribute`` strategy
+each batch's rows are split across its replicas, in one graph.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from keras import ops
 
-from elmo_keras._backend import compile_for_inference, compiles_per_shape, padded_time
+from elmo_keras._backend import compile_for_inference, compiles_per_shape, padded_time, replicated_inference
 from elmo_keras.text.batching import SentenceIds
 
 EXECUTION_MODES = ("graph", "xla", "eager")
@@ -25,21 +26,25 @@ EXECUTION_MODES = ("graph", "xla", "eager")
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compiled(owner, fn, execution: str, input_shape: tuple):
-    """``fn(owner, x)`` as a function of ``x``, compiled once per owner, function and execution mode.
+def _compiled(owner, fn, execution: str, input_shape: tuple, strategy=None):
+    """``fn(owner, x)`` as a function of ``x``, compiled once per owner, function, execution mode and strategy.
 
+    With a ``strategy`` (``distribution.inference_strategy``; ``"graph"`` execution only) the rows of ``x`` are
+    split across its replicas (``_backend.replicated_inference``); ``fn``'s output must hold the rows on axis 1.
     The compiled function reaches its owner through a weak reference: a strong one, held by the cache entry's
     value, would keep every biLM that ever ran inference alive.
     """
     bilm = getattr(owner, "bilm", owner)
-    if execution == "eager" or bilm.stateful:
+    if strategy is None and (execution == "eager" or bilm.stateful):
         return lambda x: fn(owner, x)
     functions = _COMPILED.setdefault(owner, {})
-    if (fn, execution) not in functions:
+    key = (fn, execution, strategy)
+    if key not in functions:
         owner_ref = weakref.ref(owner)
-        functions[(fn, execution)] = compile_for_inference(lambda x: fn(owner_ref(), x), execution, input_shape,
-                                                           owner.variables)
-    return functions[(fn, execution)]
+        functions[key] = (compile_for_inference(lambda x: fn(owner_ref(), x), execution, input_shape, owner.variables)
+                          if strategy is None else
+                          replicated_inference(lambda x: fn(owner_ref(), x), strategy, input_shape, 1))
+    return functions[key]
 
 
 def _activations(bilm, x):
@@ -51,22 +56,25 @@ def _logits(model, x):
     return outputs["forward_logits"], outputs["backward_logits"]
 
 
-def bilm_activations(bilm, inputs, execution: str = "graph") -> np.ndarray:
+def bilm_activations(bilm, inputs, execution: str = "graph", strategy=None) -> np.ndarray:
     """All layers of a built ``BiLM`` on ``inputs``: ids with boundaries (``text.batching.sentence_ids``).
 
     Args:
         bilm: a built ``BiLM``.
         inputs: int32 word ids `(batch, time)` or character ids `(batch, time, 50)`, as ``bilm.token_input``.
         execution: ``"graph"`` (default), ``"xla"`` or ``"eager"``.
+        strategy: a ``tf.distribute.Strategy`` (``distribution.inference_strategy``) whose replicas each run an
+            equal part of the batch's rows, with ``"graph"`` execution and a stateless ``bilm``. Defaults to None
+            (one device).
 
     Returns:
         float32 `(num_layers, batch, time, 2 * dim)`; padded positions are zero.
     """
-    return ops.convert_to_numpy(_compiled(bilm, _activations, execution, np.shape(inputs))(inputs))
+    return ops.convert_to_numpy(_compiled(bilm, _activations, execution, np.shape(inputs), strategy)(inputs))
 
 
 def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Sequence[str]],
-                      execution: str = "graph", time_bucket: int = 1) -> list[np.ndarray]:
+                      execution: str = "graph", time_bucket: int = 1, strategy=None) -> list[np.ndarray]:
     """Every layer's vectors for each sentence, boundaries added for the biLM and removed from the result.
 
     Args:
@@ -76,6 +84,7 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
         execution: ``"graph"``, ``"xla"`` or ``"eager"``. Where it compiles per shape (``"xla"``; JAX) the batch
             is also padded to a power of two rows (padding rows are masked), so that few shapes get compiled.
         time_bucket: pad the time axis to a multiple of this (int ≥ 1).
+        strategy: split the batch across this strategy's replicas (``bilm_activations``). Defaults to None.
 
     Returns:
         One float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
@@ -83,7 +92,7 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
     longest = max(len(sentence) for sentence in sentences) + 2
     inputs = _padded_for_compilation(sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket),
                                      execution)
-    activations = bilm_activations(bilm, inputs, execution)  # (layers, B, T, 2 * dim)
+    activations = bilm_activations(bilm, inputs, execution, strategy)  # (layers, B, T, 2 * dim)
     return [np.ascontiguousarray(activations[:, row, 1 : len(sentence) + 1], dtype=np.float32)
             for row, sentence in enumerate(sentences)]
 

@@ -126,6 +126,25 @@ class BiLanguageModel(keras.Model):
         ``"word"`` (word ids)."""
         return self.bilm.token_input
 
+    def row_sparse_variables(self) -> dict[str, int]:
+        """``{variable.path: row axis}`` of the weights a training step reads only at some ids, for the optimizers
+        that update only the rows a step touched (``models.sparse_optimizers``): a word-level model's embedding
+        (axis 0, the batch's words) and, with ``n_negative_samples``, the softmax kernel `(dim, vocab)` (axis 1) and
+        bias (axis 0), read at the targets and the sampled candidates. The full softmax reads every column.
+
+        Raises:
+            ValueError: the model is not built (its variables do not exist yet).
+        """
+        if not self.built:
+            raise ValueError("build the model before asking for its row-sparse variables")
+        axes = {}
+        if self.token_input == "word":
+            axes[self.bilm.token_encoder.embedding.embeddings.path] = 0
+        if self.n_negative_samples is not None:
+            axes[self.softmax.kernel.path] = 1
+            axes[self.softmax.bias.path] = 0
+        return axes
+
     def build(self, input_shape):
         if not self.bilm.built:
             self.bilm.build(input_shape)

@@ -21,6 +21,7 @@ from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS
 
 TRAINING_COPIES = 4  # arrays of the model's size while training with Adam: weights, gradients, two moments
 PRECISIONS = ("float32", "mixed_bfloat16", "auto")
+OPTIMIZERS = ("adam", "lazy_adam", "adagrad")  # models.optimizer.make_optimizer
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,11 @@ class BiLMConfig(DictConfig):
             is split into consecutive pieces of at most this many tokens, each trained as a sentence
             (``text.sentences.sentence_windows``; a warning says how many), so a batch never exceeds
             ``batch_size × (max_sentence_tokens + 2)`` steps, whatever one line of the corpus holds.
+        optimizer: what ``train_bilm`` updates the weights with (``models.optimizer.make_optimizer``): ``"adam"``
+            (``DenseGradientAdam``: every weight and both Adam moments move every step), ``"lazy_adam"`` (Adam on
+            the touched rows only: the word embedding's rows of the batch's words and, with ``n_negative_samples``,
+            the softmax columns of the targets and candidates; ``models.sparse_optimizers``) or ``"adagrad"``
+            (bilm-tf's Adagrad, touched rows only; bilm-tf's learning rate was 0.2). Clipping is the same for all.
 
     Raises:
         ValueError: a field of the wrong type or out of range (named, with the value received).
@@ -74,10 +80,13 @@ class BiLMConfig(DictConfig):
     training_precision: str = "float32"
     n_negative_samples: int | None = None
     max_sentence_tokens: int = DEFAULT_MAX_SENTENCE_TOKENS
+    optimizer: str = "adam"
 
     def __post_init__(self):
         if self.token_input not in TOKEN_INPUTS:
             raise ValueError(f"token_input must be one of {TOKEN_INPUTS}, received {self.token_input!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, received {self.optimizer!r}")
         if self.training_precision not in PRECISIONS:
             raise ValueError(f"training_precision must be one of {PRECISIONS}, received {self.training_precision!r}")
         for name in ("embedding_dim", "units", "num_layers", "epochs"):

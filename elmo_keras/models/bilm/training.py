@@ -51,6 +51,7 @@ def train_bilm(
     max_size: int | None = None,
     n_negative_samples: int | None = None,
     max_sentence_tokens: int | None = None,
+    optimizer: str | None = None,
     strategy=None,
     checkpoint_dir=None,
     checkpoint_every: int | None = None,
@@ -64,11 +65,12 @@ def train_bilm(
             or a list of ``os.PathLike`` (a list of str is sentences). Default: the polysemy corpus's training
             split.
         preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
-        epochs, learning_rate, batch_size, n_negative_samples, max_sentence_tokens: override the preset's fields
-            (None: the preset's). A sentence of ``corpus`` or ``heldout`` longer than ``max_sentence_tokens`` (200
-            in every preset) is split into consecutive pieces trained as sentences, with a ``TrainingDataWarning``
-            (``models.bilm.training_data``): the work per batch is bounded by
-            ``batch_size × (max_sentence_tokens + 2)``.
+        epochs, learning_rate, batch_size, n_negative_samples, max_sentence_tokens, optimizer: override the preset's
+            fields (None: the preset's). ``optimizer``: ``"adam"``, ``"lazy_adam"`` or ``"adagrad"`` (``BiLMConfig``;
+            the last two update only the rows of the embedding and sampled softmax that a step touched). A sentence
+            of ``corpus`` or ``heldout`` longer than ``max_sentence_tokens`` (200 in every preset) is split into
+            consecutive pieces trained as sentences, with a ``TrainingDataWarning`` (``models.bilm.training_data``):
+            the work per batch is bounded by ``batch_size × (max_sentence_tokens + 2)``.
             A ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
             the batch trained with; ``training_summary["requested_batch_size"]`` records the value asked for).
         seed: int, seeds Python, NumPy and the backend (weights, dropout, shuffling). Defaults to 0.
@@ -113,7 +115,8 @@ def train_bilm(
     config = get_preset(preset)
     overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size),
                                    ("n_negative_samples", n_negative_samples),
-                                   ("max_sentence_tokens", max_sentence_tokens)) if v is not None}
+                                   ("max_sentence_tokens", max_sentence_tokens), ("optimizer", optimizer))
+                 if v is not None}
     config = config.replace(**overrides)
     keras_callbacks = as_keras_callbacks(callbacks)
     check_checkpoint_arguments(checkpoint_dir, checkpoint_every, resume, corpus)
@@ -153,7 +156,8 @@ def train_bilm(
                              f"strategy={strategy!r}: choose a multiple of {replicas}")
         model = built_model(precision)
         adapt_to_multi_worker(model)  # Keras 3.15's fit fails under MultiWorkerMirroredStrategy otherwise
-        compile_for_training(model, config.learning_rate)
+        compile_for_training(model, config.learning_rate, optimizer=config.optimizer,
+                             row_sparse=model.row_sparse_variables())
         if state is not None:
             restore_state(model, state, groups=("model", "optimizer"))
         start_step = state.step if state is not None else 0
