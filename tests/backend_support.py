@@ -17,6 +17,28 @@ def tensorflow_only(reason: str):
     return pytest.mark.skipif(BACKEND != "tensorflow", reason=f"TensorFlow only: {reason}")
 
 
+def outcome(reason: str):
+    """Mark a test of an *outcome*: what a training run reaches, or what a trained model scores on held-out data.
+
+    It runs on TensorFlow only (``tests/conftest.py`` skips it elsewhere, with ``reason``): the outcome is the
+    algorithm's, and the layers, training steps and shipped models it runs give the same numbers on every backend,
+    which the tests that ``reason`` names check on every backend. A new test runs on every backend unless it says
+    so here, with its reason.
+    """
+    if not reason.strip():
+        raise ValueError("an outcome test must say which tests make its numbers the same on every backend")
+    return pytest.mark.outcome(reason=reason)
+
+
+def fuzz_examples(count: int) -> int:
+    """Hypothesis draws for a reference test: ``count`` on TensorFlow, a quarter (at least 10) on the others.
+
+    The search for a logic error (a case the code gets wrong on every backend) runs in full once; on JAX, where each
+    new shape compiles, and on PyTorch, the draws check the backend's ops on fewer cases.
+    """
+    return count if BACKEND == "tensorflow" else max(10, count // 4)
+
+
 def to_numpy(tensor) -> np.ndarray:
     """Any backend tensor (gradient-carrying PyTorch ones included) as NumPy."""
     return keras.ops.convert_to_numpy(tensor)

@@ -43,12 +43,17 @@ BACKEND_INDEPENDENT_FILES = (
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the explorer's tests ``app`` and the tests that never reach Keras ``backend_independent``.
+    """Mark the explorer's tests ``app`` and the tests that never reach Keras ``backend_independent``; skip the
+    ``outcome`` tests (``tests.backend_support.outcome``) on the backends other than TensorFlow.
 
     The backend matrix runs everything else on every backend (``-m "not app and not backend_independent"``), so a
     new test runs on all three unless it is listed here, and a listed test that reaches Keras fails.
     """
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
     for item in items:
+        marker = item.get_closest_marker("outcome")
+        if marker is not None and backend != "tensorflow":
+            item.add_marker(pytest.mark.skip(reason=f"an outcome, checked on TensorFlow: {marker.kwargs['reason']}"))
         if item.path.name.startswith(APP_TEST_FILES):
             item.add_marker(pytest.mark.app)
         if item.path.stem in BACKEND_INDEPENDENT_FILES:

@@ -1,15 +1,17 @@
 """CRF against exhaustive enumeration in NumPy (``tests/crf_reference.py``, whose docstring states the tolerance):
-log-partition, likelihood, marginals, Viterbi and exact top-k on Hypothesis-drawn cases."""
+log-partition, likelihood, marginals, Viterbi and exact top-k on Hypothesis-drawn cases (50 draws per test on
+TensorFlow, 12 on the other backends: ``tests.backend_support.fuzz_examples``)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.backend_support import fuzz_examples
 from tests.crf_reference import case_crf, cases, log_sum_exp, numpy, reference
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=fuzz_examples(50), deadline=None)
 @given(case=cases())
 def test_log_partition_likelihood_and_marginals_match_enumeration(case):
     _, emissions, mask, rng = case
@@ -36,7 +38,7 @@ def test_log_partition_likelihood_and_marginals_match_enumeration(case):
     assert np.all(marginals[~mask] == 0.0)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=fuzz_examples(50), deadline=None)
 @given(case=cases(), top_k=st.integers(1, 5))
 def test_viterbi_and_top_k_match_enumeration(case, top_k):
     _, emissions, mask, _ = case

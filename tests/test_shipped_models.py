@@ -3,6 +3,11 @@ the current code and do what their pages show: the ``toy`` biLM is the ``toy`` p
 held-out sentences, the seq2seq model paraphrases held-out sources, the taggers tag held-out sentences (TagLM's
 BIOES paths always valid). Installing one into a models directory never replaces a model there."""
 
+import importlib.util
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -22,6 +27,13 @@ from elmo_keras.explorer.model_store import (
 from elmo_keras.explorer.shipped_models import SHIPPED_NAMES, install_shipped_model, shipped_model
 from elmo_keras.models import evaluate_seq2seq, load_bilm, load_seq2seq
 from elmo_keras.tagging import evaluate_tagger, load_tagger
+from tests.backend_support import outcome, tensorflow_only
+from tests.conftest import REPO_ROOT
+from tests.shipped_models_worker import shipped_model_outputs
+
+SCORED_ON_TENSORFLOW = outcome("the shipped models give the same outputs on every backend "
+                               "(test_every_shipped_model_gives_the_same_numbers_on_every_backend)")
+OTHER_BACKENDS = [name for name in ("jax", "torch") if importlib.util.find_spec(name) is not None]
 
 
 def _shipped(name):
@@ -47,17 +59,20 @@ def test_the_shipped_biLM_is_the_toy_preset_and_beats_a_unigram_model(toy):
 
 
 @pytest.mark.parametrize("word", TARGET_WORDS)
+@SCORED_ON_TENSORFLOW
 def test_the_shipped_biLM_separates_heldout_senses(toy, word):
     corpus = load_polysemy()
     accuracy = sense_separation(word_occurrences(toy, word, corpus[corpus.word == word]))
     assert accuracy[0] == 0.0 and accuracy[-1] >= 0.9, f"{word}: {accuracy}"
 
 
+@SCORED_ON_TENSORFLOW
 def test_the_shipped_seq2seq_model_paraphrases_heldout_sources():
     scores = evaluate_seq2seq(load_seq2seq(_shipped(SEQ2SEQ_DIR_NAME)), beam_size=3)
     assert scores["beam_valid"] >= 0.5 and scores["reference_token_accuracy"] >= 0.5, scores
 
 
+@SCORED_ON_TENSORFLOW
 def test_the_shipped_taggers_tag_heldout_sentences():
     tagger, taglm = load_tagger(_shipped(TAGGER_DIR_NAME)), load_tagger(_shipped(TAGLM_DIR_NAME))
     assert evaluate_tagger(tagger, "pos", pos_examples("heldout"))["accuracy"] >= 0.8
@@ -98,6 +113,7 @@ def test_the_shipped_layer_weights_report_is_found_for_the_installed_toy(tmp_pat
     assert [task.name for task in report.reports] == ["pos", "sense"] and report.findings
 
 
+@SCORED_ON_TENSORFLOW
 def test_the_shipped_dialogue_models_reply_to_heldout_contexts():
     """HRED's greedy reply is one of the context's plausible replies for most held-out contexts (the experiment's
     40-epoch HRED: 0.78 ± 0.31), and VHRED reconstructs held-out replies."""
@@ -114,6 +130,7 @@ def test_the_shipped_dialogue_models_reply_to_heldout_contexts():
     assert evaluate_dialogue_model(vhred, dialogue_examples("heldout"))["reconstruction_per_token"] < 1.0
 
 
+@SCORED_ON_TENSORFLOW
 def test_the_shipped_classifiers_and_gradient_models_load_and_did_learn():
     from elmo_keras.explorer.gradients.service import final_accuracies, load_gradient_models
     from elmo_keras.models.classifiers import evaluate_classifier, load_classifier
@@ -139,3 +156,25 @@ def test_a_shipped_directory_counts_only_when_it_holds_models(tmp_path, monkeypa
     assert shipped_models.shipped_model("stray") is None and shipped_models.shipped_model("half-set") is None
     assert shipped_models.shipped_model("files") == tmp_path / "files"
     assert shipped_models.shipped_model("absent") is None
+
+
+@tensorflow_only("it compares TensorFlow's outputs with each other installed backend's, in subprocesses")
+@pytest.mark.skipif(not OTHER_BACKENDS, reason="no other Keras backend (jax, torch) is installed here")
+def test_every_shipped_model_gives_the_same_numbers_on_every_backend(tmp_path):
+    """The held-out tests above run on TensorFlow (they are outcomes); here every shipped model gives the outputs
+    they score, on a few held-out inputs (``tests/shipped_models_worker.py``), to 1e-4 on JAX and PyTorch (float32
+    rounding through a dozen layers), and the same tags and replies."""
+    ours = shipped_model_outputs()
+    for backend in OTHER_BACKENDS:
+        output = tmp_path / f"{backend}.npz"
+        done = subprocess.run([sys.executable, "-m", "tests.shipped_models_worker", str(output)], cwd=REPO_ROOT,
+                              env=dict(os.environ, KERAS_BACKEND=backend), capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        theirs = np.load(output)
+        assert sorted(theirs) == sorted(ours)
+        for key, value in ours.items():
+            if value.dtype.kind == "U":
+                np.testing.assert_array_equal(theirs[key], value, err_msg=f"{key}: tensorflow vs {backend}")
+            else:
+                np.testing.assert_allclose(theirs[key], value, rtol=0, atol=1e-4,
+                                           err_msg=f"{key}: tensorflow vs {backend}")
