@@ -20,6 +20,10 @@ os.environ["ELMO_KERAS_CACHE"] = tempfile.mkdtemp(prefix="elmo_keras_cache_")
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
                       os.path.join(tempfile.gettempdir(), f"elmo_keras_tests_jax_cache_{os.getuid()}"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+# The tests' models are tiny: XLA's compile time, not the compiled code's speed, is what they wait for. Without
+# LLVM's expensive passes the JAX run is ~20% faster (tests/test_taglm.py + test_vhred.py: 89 s against 113 s, cold
+# cache); the computation is the same (every tolerance holds), only less optimised.
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
 
 import pytest  # noqa: E402
 
@@ -42,13 +46,22 @@ BACKEND_INDEPENDENT_FILES = (
 )
 
 
+# modules that take a minute or more on some backend (module fixtures that train, subprocesses): handed to the xdist
+# workers first, so that the run does not end with one worker finishing a long module while the other idles
+LONG_MODULES = ("test_toy_senses", "test_resume_training", "test_explorer_tagging", "test_explorer_dialogue",
+                "test_multitask_tagger", "test_taglm", "test_shipped_models", "test_distributed_training",
+                "test_pretrained_loader", "test_training_batches", "test_crf_enumeration")
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark the explorer's tests ``app`` and the tests that never reach Keras ``backend_independent``; skip the
-    ``outcome`` tests (``tests.backend_support.outcome``) on the backends other than TensorFlow.
+    ``outcome`` tests (``tests.backend_support.outcome``) on the backends other than TensorFlow; the long modules
+    first.
 
     The backend matrix runs everything else on every backend (``-m "not app and not backend_independent"``), so a
     new test runs on all three unless it is listed here, and a listed test that reaches Keras fails.
     """
+    items.sort(key=lambda item: item.path.stem not in LONG_MODULES)  # stable: the long modules first, else in order
     backend = os.environ.get("KERAS_BACKEND", "tensorflow")
     for item in items:
         marker = item.get_closest_marker("outcome")
