@@ -234,3 +234,16 @@ def test_constructor_errors():
         ElmoEmbedder(bilm=bilm)
     with pytest.raises(ValueError, match="execution must be one of"):
         ElmoEmbedder(bilm=bilm, sentence_ids=WordIds(Vocabulary()), execution="fast")
+
+
+def test_a_never_called_bilm_embeds_sentences_of_several_lengths():
+    """The docstring's example: the untrained ``BiLM`` is built on its first call, outside any compiled trace (on
+    JAX, weights created inside ``jax.jit`` were tracers, and the second shape failed)."""
+    from elmo_keras.layers import BiLM, CharCNN
+
+    char_cnn = CharCNN(embedding_dim=4, filters=((1, 8), (2, 8)), projection_dim=8)
+    embedder = ElmoEmbedder(bilm=BiLM(char_cnn, units=16, projection_dim=8))
+    short, longer = embedder.embed_sentence(["the", "bank"]), embedder.embed_sentence("I sat by the river bank".split())
+    assert short.shape == (3, 2, 16) and longer.shape == (3, 6, 16)
+    np.testing.assert_allclose(embedder.embed_batch([["the", "bank"], "I sat by the river bank".split()])[0], short,
+                               atol=1e-6)

@@ -26,12 +26,14 @@ EXECUTION_MODES = ("graph", "xla", "eager")
 _COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _compiled(owner, fn, execution: str, input_shape: tuple, strategy=None):
+def _compiled(owner, fn, execution: str, sample, strategy=None):
     """``fn(owner, x)`` as a function of ``x``, compiled once per owner, function, execution mode and strategy.
 
     With a ``strategy`` (``distribution.inference_strategy``; ``"graph"`` execution only) the rows of ``x`` are
     split across its replicas (``_backend.replicated_inference``); ``fn``'s output must hold the rows on axis 1.
-    The compiled function reaches its owner through a weak reference: a strong one, held by the cache entry's
+    ``sample``: the ids the function is first called on (their shape fixes the ``"graph"`` signature's trailing
+    axes; an unbuilt owner is built on one row of them, eagerly). The compiled function reaches its owner through a
+    weak reference: a strong one, held by the cache entry's
     value, would keep every biLM that ever ran inference alive.
     """
     bilm = getattr(owner, "bilm", owner)
@@ -40,11 +42,20 @@ def _compiled(owner, fn, execution: str, input_shape: tuple, strategy=None):
     functions = _COMPILED.setdefault(owner, {})
     key = (fn, execution, strategy)
     if key not in functions:
+        _build_eagerly(owner, fn, sample)
         owner_ref = weakref.ref(owner)
-        functions[key] = (compile_for_inference(lambda x: fn(owner_ref(), x), execution, input_shape, owner.variables)
+        functions[key] = (compile_for_inference(lambda x: fn(owner_ref(), x), execution, np.shape(sample),
+                                                owner.variables)
                           if strategy is None else
-                          replicated_inference(lambda x: fn(owner_ref(), x), strategy, input_shape, 1))
+                          replicated_inference(lambda x: fn(owner_ref(), x), strategy, np.shape(sample), 1))
     return functions[key]
+
+
+def _build_eagerly(owner, fn, sample) -> None:
+    """Run ``fn`` once, eagerly, on one row of ``sample`` where ``owner`` has not been built: a model that creates
+    its weights inside a compiled trace (``jax.jit``) would leave them as tracers, and the next shape would fail."""
+    if not owner.built or not owner.variables:
+        fn(owner, sample[:1])
 
 
 def _activations(bilm, x):
@@ -70,7 +81,7 @@ def bilm_activations(bilm, inputs, execution: str = "graph", strategy=None) -> n
     Returns:
         float32 `(num_layers, batch, time, 2 * dim)`; padded positions are zero.
     """
-    return ops.convert_to_numpy(_compiled(bilm, _activations, execution, np.shape(inputs), strategy)(inputs))
+    return ops.convert_to_numpy(_compiled(bilm, _activations, execution, inputs, strategy)(inputs))
 
 
 def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Sequence[str]],
@@ -102,7 +113,7 @@ def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
     each float32 `(batch, time, vocab)`, through a graph compiled once per model (on JAX once per padded shape)."""
     rows, steps = np.shape(inputs)[:2]
     padded = _padded_for_compilation(np.asarray(inputs), "graph")
-    forward, backward = _compiled(model, _logits, "graph", np.shape(padded))(padded)
+    forward, backward = _compiled(model, _logits, "graph", padded)(padded)
     return ops.convert_to_numpy(forward)[:rows, :steps], ops.convert_to_numpy(backward)[:rows, :steps]
 
 
