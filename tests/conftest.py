@@ -42,7 +42,7 @@ BACKEND_INDEPENDENT_FILES = (
     "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model", "test_decoding_trace",
     "test_decoding_worked_examples", "test_dialogue_data", "test_docs", "test_import_structure", "test_polysemy",
     "test_safe_files", "test_sentence_files", "test_sentiment_data", "test_tagging_data", "test_tagging_schemes",
-    "test_text", "test_text_conll", "test_vocabulary_files",
+    "test_text", "test_text_conll", "test_vocabulary_files", "test_wheel_contents",
 )
 
 
