@@ -38,11 +38,12 @@ APP_TEST_FILES = ("test_app_", "test_explorer_", "test_light_start", "test_noteb
 # tests of code that never reaches Keras (text, data readers, file formats, pure-NumPy decoding, the tree itself):
 # they run once, in a process of their own, where a test that imports Keras fails (see pytest_runtest_call)
 BACKEND_INDEPENDENT_FILES = (
-    "test_argument_checks", "test_convolution_example", "test_decoding_beam", "test_decoding_exhaustive",
-    "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model", "test_decoding_trace",
-    "test_decoding_worked_examples", "test_dialogue_data", "test_docs", "test_import_structure", "test_polysemy",
-    "test_safe_files", "test_sentence_files", "test_sentiment_data", "test_tagging_data", "test_tagging_schemes",
-    "test_text", "test_text_conll", "test_vocabulary_files", "test_wheel_contents",
+    "test_argument_checks", "test_cli_help", "test_convolution_example", "test_decoding_beam",
+    "test_decoding_exhaustive", "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model",
+    "test_decoding_trace", "test_decoding_worked_examples", "test_dialogue_data", "test_docs",
+    "test_import_structure", "test_polysemy", "test_safe_files", "test_sentence_files", "test_sentiment_data",
+    "test_tagging_data", "test_tagging_schemes", "test_text", "test_text_conll", "test_vocabulary_files",
+    "test_wheel_contents",
 )
 
 

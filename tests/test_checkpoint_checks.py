@@ -161,12 +161,12 @@ def test_train_bilm_refuses_a_checkpoint_directory_its_corpus_glob_could_match(t
 
 
 def test_train_refuses_a_checkpoint_directory_in_the_corpus_glob_folder(tmp_path, capsys, monkeypatch):
-    from elmo_keras.cli import train as train_command
+    from elmo_keras.models.bilm import training as training_module  # the command imports train_bilm when it runs
 
     def no_training(*args, **kwargs):
         raise AssertionError("train_bilm ran although the checkpoint directory was refused")
 
-    monkeypatch.setattr(train_command, "train_bilm", no_training)
+    monkeypatch.setattr(training_module, "train_bilm", no_training)
     data = tmp_path / "data"
     data.mkdir()
     (data / "part-0.txt").write_text("the bank\n", encoding="utf-8")

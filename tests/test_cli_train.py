@@ -227,7 +227,7 @@ def test_train_refuses_a_checkpoint_directory_inside_the_output(tmp_path, capsys
 
 
 def test_an_interrupted_run_with_checkpoints_says_how_to_resume(tmp_path, capsys, monkeypatch):
-    from elmo_keras.cli import train as train_command
+    from elmo_keras.models.bilm import training as training_module  # the command imports train_bilm when it runs
     from elmo_keras.models.bilm.checkpoint_files import TrainingState, write_checkpoint
     from elmo_keras.text.vocabulary import Vocabulary
 
@@ -237,7 +237,7 @@ def test_an_interrupted_run_with_checkpoints_says_how_to_resume(tmp_path, capsys
         write_checkpoint(checkpoint_dir, state)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_command, "train_bilm", interrupted_training)
+    monkeypatch.setattr(training_module, "train_bilm", interrupted_training)
     assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--checkpoint-dir", str(tmp_path / "c")]) == 130
     err = capsys.readouterr().err
     assert (f"note: the latest checkpoint is {tmp_path / 'c' / 'checkpoint-000000003.npz'}; run the same command "

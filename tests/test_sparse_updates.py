@@ -13,7 +13,7 @@ import pytest
 
 from elmo_keras._quiet import keras
 from elmo_keras.cli import main
-from elmo_keras.cli import train as train_command
+from elmo_keras.models.bilm import training as training_module  # the train command imports train_bilm from here
 from elmo_keras.models.bilm.checkpoint_files import CheckpointError, run_identity
 from elmo_keras.models.bilm.language_model import build_bilm_lm
 from elmo_keras.models.bilm.presets import BiLMConfig
@@ -268,6 +268,6 @@ def test_the_command_line_passes_the_optimizer(monkeypatch, tmp_path):
         received.update(kwargs)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_command, "train_bilm", fake_training)
+    monkeypatch.setattr(training_module, "train_bilm", fake_training)
     main(["train", str(tmp_path / "m"), "--preset", "tiny", "--optimizer", "adagrad", "--learning-rate", "0.2"])
     assert received["optimizer"] == "adagrad"

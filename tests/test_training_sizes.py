@@ -23,13 +23,14 @@ def small_memory(monkeypatch):
 @pytest.fixture
 def no_training(monkeypatch):
     """The refusal must come before any work: training (or reading a corpus) here fails the test."""
-    from elmo_keras.cli import train as train_command
+    from elmo_keras.models.bilm import distribution as distribution_module
+    from elmo_keras.models.bilm import training as training_module  # the command imports train_bilm when it runs
 
     def fail(*args, **kwargs):
         raise AssertionError("the work started although a size was bad")
 
-    monkeypatch.setattr(train_command, "train_bilm", fail)
-    monkeypatch.setattr(train_command, "configure_cpu_devices", fail)
+    monkeypatch.setattr(training_module, "train_bilm", fail)
+    monkeypatch.setattr(distribution_module, "configure_cpu_devices", fail)
     monkeypatch.setattr(training, "prepare_training_data", fail)
     monkeypatch.setattr(training, "build_bilm_lm", fail)
 

@@ -9,8 +9,7 @@ from typing import TextIO
 
 from elmo_keras.cli.stopping import EXIT_OK, checked_progress
 from elmo_keras.limits import MAX_BATCH_SIZE
-from elmo_keras.pretrained.embedder import SORT_WINDOW_BATCHES, ElmoEmbedder, check_embed_paths
-from elmo_keras.pretrained.shards import parse_shard
+from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, parse_shard
 
 
 class TextProgressBar:
@@ -67,6 +66,8 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_embed(args: argparse.Namespace) -> int:
     """Embed ``args.input`` into ``args.output``; errors propagate to ``main`` (which prints them)."""
+    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths  # Keras: heavy, not for --help
+
     # before loading the model: the paths exist, and the output destroys nothing that is read
     check_embed_paths(args.input, args.output, {"the options file": args.options, "the weights file": args.weights},
                       {"the model directory": args.model_dir})

@@ -28,14 +28,8 @@ import warnings
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
 from elmo_keras.data.corpus_files import corpus_paths, file_sentences
-from elmo_keras.models.bilm.checkpoint_files import checkpoint_files
-from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
-from elmo_keras.models.bilm.distribution import configure_cpu_devices
 from elmo_keras.models.bilm.presets import LARGE_PRESETS, OPTIMIZERS, PRESETS, get_preset
-from elmo_keras.models.bilm.training import train_bilm
-from elmo_keras.models.bilm.training_data import TrainingDataWarning
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count, check_negative_samples, check_replicas
-from elmo_keras.models.persistence import check_save_target
 from elmo_keras.safe_files import is_inside, refuse_directory_holding
 from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary
 
@@ -177,6 +171,8 @@ def check_model_dir_output(path: str, corpus: str | list[str] | None = None,
     if checkpoint_dir is not None and is_inside(checkpoint_dir, path):
         raise ValueError(f"--checkpoint-dir {checkpoint_dir} lies inside the output directory {path}, which saving "
                          "replaces as a whole; choose a checkpoint directory outside it")
+    from elmo_keras.models.persistence import check_save_target  # Keras: heavy, not for --help
+
     check_save_target(path)
     existing = os.path.normpath(path)
     while existing and not os.path.exists(existing):  # the nearest ancestor that exists ("" → the current one)
@@ -210,6 +206,11 @@ def read_vocabulary_argument(args: argparse.Namespace):
 
 def run_train(args: argparse.Namespace) -> int:
     """Train a biLM and save it as ``args.output``, printing per-epoch lines and a summary on stderr."""
+    from elmo_keras.models.bilm.checkpoint_files import checkpoint_files  # Keras and the backend: heavy, not for --help
+    from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
+    from elmo_keras.models.bilm.distribution import configure_cpu_devices
+    from elmo_keras.models.bilm.training import train_bilm
+
     refuse_checkpoints_in_corpus(args.checkpoint_dir, args.corpus, "--checkpoint-dir")  # the glob, as the user gave it
     if args.devices is not None:  # first: the backend's runtime must not have started
         try:
@@ -253,6 +254,7 @@ def run_train(args: argparse.Namespace) -> int:
 def _one_line_training_data_warnings(show):
     """A ``warnings.showwarning`` printing a ``TrainingDataWarning`` as one ``warning: …`` line on stderr (no source
     line), and passing any other warning to ``show``."""
+    from elmo_keras.models.bilm.training_data import TrainingDataWarning  # Keras: heavy, not for --help
 
     def show_warning(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, TrainingDataWarning):

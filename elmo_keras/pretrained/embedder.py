@@ -30,12 +30,11 @@ from elmo_keras.pretrained.embedder_files import (
     writing_hdf5,
 )
 from elmo_keras.pretrained.loader import load_pretrained_bilm
-from elmo_keras.pretrained.shards import check_shard, read_shard_input
+from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, check_shard, read_shard_input
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
 
 OUTPUT_FORMATS = ("all", "top", "average")
 DEFAULT_TIME_BUCKET = 16  # "xla": pad the time axis to a multiple of this so that few shapes get compiled
-SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth of sentences by length
 
 # the file helpers of ``embedder_files`` stay importable from here, where they were before the split
 __all__ = ["DEFAULT_TIME_BUCKET", "EMPTY_INPUT", "OUTPUT_FORMATS", "PARTIAL_SUFFIX", "SENTENCE_TO_INDEX",

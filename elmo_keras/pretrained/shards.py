@@ -45,6 +45,8 @@ from elmo_keras.pretrained.embedder_files import (
 )
 from elmo_keras.text.sentence_files import sentence_lines
 
+SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth of sentences by length
+
 ATTRIBUTE_PREFIX = "elmo_keras_shard_"  # the root attributes of a shard file: elmo_keras_shard_<field>
 HASH_CHUNK_BYTES = 1 << 20
 
