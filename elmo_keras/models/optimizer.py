@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from elmo_keras._backend import dense_gradients
 from elmo_keras._quiet import keras
-from elmo_keras.models.bilm.distribution import sum_over_replicas
+from elmo_keras.models.bilm.distribution import SumsReplicasBeforeClipping, sum_over_replicas
 from elmo_keras.models.bilm.presets import OPTIMIZERS
 from elmo_keras.models.sparse_optimizers import LazyAdam, SparseAdagrad
 
@@ -28,16 +28,12 @@ CLIP_NORM = 5.0  # every trainer but the classifiers' clips its gradients to thi
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
-class DenseGradientAdam(keras.optimizers.Adam):
+class DenseGradientAdam(SumsReplicasBeforeClipping, keras.optimizers.Adam):
     """``keras.optimizers.Adam`` (same arguments) that sums sparse gradients into dense ones, and the replicas'
     gradients into the global batch's (under ``tf.distribute``), before clipping and updating."""
 
     def apply(self, grads, trainable_variables=None):
         return super().apply(sum_over_replicas(dense_gradients(grads)), trainable_variables)
-
-    def _all_reduce_sum_gradients(self, grads_and_vars):
-        """Keras' TensorFlow optimizer sums the replicas' gradients here, after clipping; ``apply`` did it before."""
-        return grads_and_vars
 
 
 def make_optimizer(name: str, learning_rate: float, clip_norm: float | None = CLIP_NORM,

@@ -34,14 +34,14 @@ from keras import ops
 
 from elmo_keras._backend import dense_gradients, touched_slices, update_touched_rows
 from elmo_keras._quiet import keras
-from elmo_keras.models.bilm.distribution import sum_over_replicas
+from elmo_keras.models.bilm.distribution import SumsReplicasBeforeClipping, sum_over_replicas
 
 BILM_TF_LEARNING_RATE = 0.2  # bilm-tf's Adagrad (bilm/training.py: options.get('learning_rate', 0.2))
 BILM_TF_INITIAL_ACCUMULATOR = 1.0  # tf.train.AdagradOptimizer(..., initial_accumulator_value=1.0)
 UNSUPPORTED = ("weight_decay", "use_ema", "gradient_accumulation_steps", "amsgrad")  # each would move every row
 
 
-class RowSparseUpdates:
+class RowSparseUpdates(SumsReplicasBeforeClipping):
     """Mixin over a Keras optimizer: row-sparse variables (``row_sparse``) get ``row_rule`` on their touched rows
     only, the others the optimizer's own ``update_step``. A subclass names the slots of a variable (``slots``) and
     the update of a block of rows (``row_rule``)."""
@@ -74,10 +74,6 @@ class RowSparseUpdates:
         grads = [g if axis is not None else dense_gradients([g])[0] for g, axis in zip(grads, axes)]
         grads = [g if axis is None else touched_slices(g, axis) for g, axis in zip(sum_over_replicas(grads), axes)]
         return super().apply(grads, trainable_variables)
-
-    def _all_reduce_sum_gradients(self, grads_and_vars):
-        """Keras' TensorFlow optimizer sums the replicas' gradients here, after clipping; ``apply`` did it before."""
-        return grads_and_vars
 
     def update_step(self, gradient, variable, learning_rate):
         axis = self._row_axes.get(self._var_key(variable))

@@ -184,6 +184,16 @@ def _check_strategy_object(strategy, devices) -> None:
                          "object already names its devices")
 
 
+class SumsReplicasBeforeClipping:
+    """Optimizer mixin for an ``apply`` that sums the replicas' gradients itself (``sum_over_replicas``) before
+    Keras clips them: Keras' TensorFlow optimizer would otherwise sum them again, after clipping, in
+    ``_all_reduce_sum_gradients`` (``DenseGradientAdam``, ``models.sparse_optimizers``)."""
+
+    def _all_reduce_sum_gradients(self, grads_and_vars):
+        """Keras' TensorFlow optimizer sums the replicas' gradients here, after clipping; ``apply`` did it before."""
+        return grads_and_vars
+
+
 def adapt_to_multi_worker(model) -> None:
     """Let ``model.fit``/``evaluate`` run under ``tf.distribute.MultiWorkerMirroredStrategy`` (Keras 3.15 fails there).
 

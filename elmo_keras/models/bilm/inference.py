@@ -33,8 +33,8 @@ def _compiled(owner, fn, execution: str, sample, strategy=None):
     split across its replicas (``_backend.replicated_inference``); ``fn``'s output must hold the rows on axis 1.
     ``sample``: the ids the function is first called on (their shape fixes the ``"graph"`` signature's trailing
     axes; an unbuilt owner is built on one row of them, eagerly). The compiled function reaches its owner through a
-    weak reference: a strong one, held by the cache entry's
-    value, would keep every biLM that ever ran inference alive.
+    weak reference: a strong one, held by the cache entry's value, would keep every biLM that ever ran inference
+    alive.
     """
     bilm = getattr(owner, "bilm", owner)
     if strategy is None and (execution == "eager" or bilm.stateful):
