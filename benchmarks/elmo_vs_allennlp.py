@@ -1,21 +1,31 @@
-"""End to end, a corpus to vectors on disk: our ``ElmoEmbedder.embed_file`` against the AllenNLP-style reference
-(``allennlp_reference.py``: AllenNLP's ELMo, its per-step loop over the rows still active, in PyTorch), same random
-model files, same sentences, interleaved rounds in one run.
+"""End to end, a corpus to vectors on disk, and one sentence's latency: our ``ElmoEmbedder`` against the AllenNLP-style
+reference (``allennlp_reference.py``: AllenNLP's ELMo, its per-step loop over the rows still active, in PyTorch) and
+against the same pipeline on PyTorch's fused kernels (``torch_reference.FusedElmo``: the char-CNN and
+``nn.LSTM(proj_size=)``, a speed bound), same random model files, same sentences, interleaved rounds in one run.
 
-    python benchmarks/elmo_vs_allennlp.py [--size elmo-small] [--sentences 1000] [--rounds 2] [--threads 2]
+    python benchmarks/elmo_vs_allennlp.py [--size both] [--sentences 2000] [--original-sentences 200] [--rounds 2]
+        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 10] [--no-latency]
 
-The corpus: ``--sentences`` sentences of 5–40 tokens (uniform), words drawn from a 5,000-word list of random
-lowercase strings (seed 0). Ours: construction (``ElmoEmbedder(options, weights)``, default execution) to the HDF5
-file written by ``embed_file`` (batch 64), compilation and tracing included, as a one-off CLI run pays. Reference:
-construction (weights loaded as AllenNLP loads them) to the same HDF5 layout written with h5py, batches of 64 in
-file order (``embed_batch`` sorts each batch by length, as AllenNLP does). PyTorch runs ``--threads`` intra-op threads
-(TensorFlow its default). The ratio is the reference's seconds over ours, per round. Needs PyTorch (not a project
-dependency).
+End to end (``--size``: elmo-small, original or both): ``--sentences`` sentences of 5–40 tokens (uniform) at the
+ELMo-small size and ``--original-sentences`` at the original size, words drawn from a 5,000-word list of random
+lowercase strings (seed 0). Ours: construction (``ElmoEmbedder(options, weights, execution=…)``) to the HDF5 file
+written by ``embed_file`` (batch 64), compilation and tracing included, as a one-off CLI run pays; each of
+``--ours`` (``auto``, the default; ``graph``; ``xla``, compiled per padded shape). The references: construction
+(weights loaded as AllenNLP loads them) to the same HDF5 layout written with h5py, batches of 64 in file order, each
+sorted by length inside. PyTorch runs ``--threads`` intra-op threads (TensorFlow its default). Every ratio is the
+other side's seconds over ours, per round and for the best of the rounds.
+
+Latency (both sizes, unless ``--no-latency``): ``embed_sentence`` of one 20-token sentence, warm, the fastest of
+``--latency-repeats`` calls, ours (``"auto"``, which runs one sentence on the graph) against the AllenNLP-style
+reference, with the floor that memory bandwidth puts under any loop over time steps: the recurrent and projection
+matrices of every direction and layer read once per step (22 steps: the sentence and its boundaries), at the
+bandwidth of a large NumPy copy measured in the same run. Needs PyTorch (not a project dependency).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import sys
@@ -28,10 +38,18 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from allennlp_reference import SIZES, AllenNLPStyleElmo, random_tensors, write_model_files  # noqa: E402
-from timing import cpu_name  # noqa: E402
+from allennlp_reference import SIZES, AllenNLPStyleElmo, random_tensors, read_tensors, write_model_files  # noqa: E402
+from timing import cpu_name, fastest_seconds  # noqa: E402
+from torch_reference import FusedElmo  # noqa: E402
 
 BATCH = 64
+LATENCY_TOKENS = 20
+FLOAT32_BYTES = 4
+COPY_BYTES = 1 << 29  # 512 MiB: far larger than any cache
+OUR_PATHS = ("auto", "graph", "xla")
+REFERENCES = {"AllenNLP-style": lambda files: AllenNLPStyleElmo(*files),
+              "fused nn.LSTM": lambda files: FusedElmo(_read_options(files[0]), read_tensors(files[1]))}
+DEFAULT_SENTENCES = {"elmo-small": 2000, "original": 200}
 
 
 def write_corpus(path: pathlib.Path, count: int, seed: int = 0) -> None:
@@ -42,18 +60,23 @@ def write_corpus(path: pathlib.Path, count: int, seed: int = 0) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def ours(model_dir: pathlib.Path, corpus: pathlib.Path, output: pathlib.Path) -> float:
+def _read_options(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def ours(files, corpus: pathlib.Path, output: pathlib.Path, execution: str) -> float:
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
     start = time.perf_counter()
-    embedder = ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5")
+    embedder = ElmoEmbedder(*files, execution=execution)
     embedder.embed_file(corpus, output, batch_size=BATCH)
     return time.perf_counter() - start
 
 
-def reference(model_dir: pathlib.Path, corpus: pathlib.Path, output: pathlib.Path) -> float:
+def reference(files, corpus: pathlib.Path, output: pathlib.Path, name: str) -> float:
     start = time.perf_counter()
-    elmo = AllenNLPStyleElmo(model_dir / "options.json", model_dir / "lm_weights.hdf5")
+    elmo = REFERENCES[name](files)
     sentences = [line.split() for line in corpus.read_text(encoding="utf-8").splitlines()]
     with h5py.File(output, "w") as handle:
         for first in range(0, len(sentences), BATCH):
@@ -62,28 +85,127 @@ def reference(model_dir: pathlib.Path, corpus: pathlib.Path, output: pathlib.Pat
     return time.perf_counter() - start
 
 
+def largest_difference(a_path, b_path, count: int) -> float:
+    with h5py.File(a_path) as a, h5py.File(b_path) as b:
+        return max(float(np.abs(a[str(i)][()] - b[str(i)][()]).max()) for i in range(count))
+
+
+def auto_plan(files, corpus: pathlib.Path) -> str:
+    """Which padded lengths ``"auto"`` compiles for this corpus (the plan ``embed_file`` makes), and why."""
+    from elmo_keras.models.bilm.inference_plan import ExecutionPlan, job_steps, macs_per_token
+    from elmo_keras.pretrained.embedder import ElmoEmbedder
+    from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES
+
+    bilm = ElmoEmbedder(*files, execution="graph").bilm
+    plan = ExecutionPlan(bilm, "auto", BATCH)
+    lengths = [len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines()]
+    plan.add(job_steps(lengths, BATCH, BATCH * SORT_WINDOW_BATCHES))
+    one_token = plan.cost.graph_seconds(1, 1)
+    return (f"{macs_per_token(bilm) / 1e6:.1f}M multiply-adds per token; predicted: one compile = "
+            f"{plan.cost.compile_seconds / one_token:,.0f} tokens on the graph, XLA "
+            f"{one_token / plan.cost.xla_seconds(1, 1):.2f}x the graph per padded token; auto compiles padded "
+            f"lengths: {sorted(plan.compiled) or 'none (the graph throughout)'}")
+
+
+def end_to_end(size: str, count: int, rounds: int, paths: list[str], tmp: pathlib.Path) -> None:
+    files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
+    corpus = tmp / "corpus.txt"
+    write_corpus(corpus, count)
+    tokens = sum(len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines())
+    print(f"\nEnd to end, {size}: {count:,} sentences ({tokens:,} tokens) of 5-40 tokens, batch {BATCH}, "
+          "construction to vectors on disk, compilation included")
+    print(f"  {auto_plan(files, corpus)}")
+    best: dict[str, float] = {}
+    for round_index in range(rounds):
+        seconds = {}
+        for name in REFERENCES:
+            seconds[name] = reference(files, corpus, tmp / f"{name}.hdf5", name)
+        for path in paths:
+            seconds[path] = ours(files, corpus, tmp / f"ours-{path}.hdf5", path)
+        for name, value in seconds.items():
+            best[name] = min(best.get(name, float("inf")), value)
+        times = "   ".join(f"{name} {value:6.1f} s" for name, value in seconds.items())
+        print(f"  round {round_index + 1}: {times}")
+        print("           " + _ratios(seconds, paths))
+        differences = {path: largest_difference(tmp / f"ours-{path}.hdf5", tmp / "AllenNLP-style.hdf5", count)
+                       for path in paths}
+        fused = largest_difference(tmp / "fused nn.LSTM.hdf5", tmp / "AllenNLP-style.hdf5", count)
+        print("           max |ours - reference|: " + ", ".join(f"{p} {d:.1e}" for p, d in differences.items())
+              + f" (fused nn.LSTM, no clipping: {fused:.1e})")
+    print(f"  best of {rounds}: " + "   ".join(f"{name} {value:.1f} s" for name, value in best.items()))
+    print("           " + _ratios(best, paths))
+
+
+def _ratios(seconds: dict[str, float], paths: list[str]) -> str:
+    return "   ".join(f"{name} / ours-{path} {seconds[name] / seconds[path]:4.2f}x"
+                      for path in paths for name in REFERENCES)
+
+
+def memory_bandwidth() -> float:
+    """Bytes per second of a large NumPy copy (each byte read once and written once), the fastest of 3."""
+    source = np.ones(COPY_BYTES // FLOAT32_BYTES, np.float32)
+    target = np.empty_like(source)
+    seconds = fastest_seconds(lambda: np.copyto(target, source), 3)
+    return 2 * COPY_BYTES / seconds
+
+
+def recurrent_bytes_per_step(options) -> int:
+    """Bytes of the matrices a loop over time steps reads at every step: per direction and layer the recurrent
+    kernel `(projection, 4 * cells)` and the projection `(cells, projection)`, float32."""
+    lstm = options["lstm"]
+    cells, projection = lstm["dim"], lstm["projection_dim"]
+    return 2 * lstm["n_layers"] * (projection * 4 * cells + cells * projection) * FLOAT32_BYTES
+
+
+def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: pathlib.Path) -> None:
+    from elmo_keras.pretrained.embedder import ElmoEmbedder
+
+    files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
+    rng = np.random.default_rng(1)
+    sentence = ["".join(rng.choice(list("abcdefghij"), size=rng.integers(2, 9))) for _ in range(LATENCY_TOKENS)]
+    embedder, elmo = ElmoEmbedder(*files), AllenNLPStyleElmo(*files)
+    reference_ms = 1e3 * fastest_seconds(lambda: elmo.embed_sentence(sentence), repeats)
+    ours_ms = 1e3 * fastest_seconds(lambda: embedder.embed_sentence(sentence), repeats)
+    steps = LATENCY_TOKENS + 2
+    per_step = recurrent_bytes_per_step(SIZES[size])
+    floor_ms = 1e3 * per_step * steps / bandwidth
+    print(f"  {size}: AllenNLP-style {reference_ms:7.1f} ms   ours {ours_ms:7.1f} ms   "
+          f"{reference_ms / ours_ms:4.2f}x   floor {floor_ms:6.1f} ms ({per_step / 1e6:.1f} MB per step × {steps} "
+          f"steps; ours at {floor_ms / ours_ms:.0%} of it)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", choices=sorted(SIZES), default="elmo-small")
-    parser.add_argument("--sentences", type=int, default=1000)
+    parser.add_argument("--size", choices=[*sorted(SIZES), "both"], default="both",
+                        help="model size(s) of the end-to-end run (default both)")
+    parser.add_argument("--sentences", type=int, default=DEFAULT_SENTENCES["elmo-small"],
+                        help="sentences at the ELMo-small size (default 2000)")
+    parser.add_argument("--original-sentences", type=int, default=DEFAULT_SENTENCES["original"],
+                        help="sentences at the original size (default 200)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--ours", default=",".join(OUR_PATHS), help="our execution modes to time (default all)")
+    parser.add_argument("--latency-repeats", type=int, default=10)
+    parser.add_argument("--no-latency", action="store_true", help="skip the single-sentence latency")
     args = parser.parse_args()
+    paths = args.ours.split(",")
     torch.set_num_threads(args.threads)
+    import warnings
+
+    warnings.filterwarnings("ignore", message="LSTM with projections is not supported with oneDNN")
+    print(f"{cpu_name()}; PyTorch {torch.__version__}, {args.threads} threads")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        options = SIZES[args.size]
-        write_model_files(tmp, options, random_tensors(options))
-        write_corpus(tmp / "corpus.txt", args.sentences)
-        print(f"{cpu_name()}; {args.size}, {args.sentences} sentences of 5-40 tokens, batch {BATCH}, "
-              f"PyTorch threads {args.threads}")
-        for round_index in range(args.rounds):
-            reference_seconds = reference(tmp, tmp / "corpus.txt", tmp / "reference.hdf5")
-            our_seconds = ours(tmp, tmp / "corpus.txt", tmp / "ours.hdf5")
-            with h5py.File(tmp / "ours.hdf5") as a, h5py.File(tmp / "reference.hdf5") as b:
-                difference = max(float(np.abs(a[str(i)][()] - b[str(i)][()]).max()) for i in range(args.sentences))
-            print(f"  round {round_index + 1}: reference {reference_seconds:6.1f} s   ours {our_seconds:6.1f} s   "
-                  f"{reference_seconds / our_seconds:4.2f}x   (max |difference| {difference:.1e})")
+        if not args.no_latency:
+            bandwidth = memory_bandwidth()
+            print(f"\nSingle sentence ({LATENCY_TOKENS} tokens, warm, fastest of {args.latency_repeats}); memory "
+                  f"bandwidth (NumPy copy of {COPY_BYTES >> 20} MiB) {bandwidth / 1e9:.1f} GB/s")
+            for size in ("elmo-small", "original"):
+                single_sentence_latency(size, args.latency_repeats, bandwidth, tmp)
+        sizes = sorted(SIZES) if args.size == "both" else [args.size]
+        counts = {"elmo-small": args.sentences, "original": args.original_sentences}
+        for size in sizes:
+            end_to_end(size, counts[size], args.rounds, paths, tmp)
 
 
 if __name__ == "__main__":

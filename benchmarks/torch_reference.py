@@ -10,6 +10,12 @@ then two untied 2-layer ``nn.LSTM`` stacks, one reading the sentence reversed (p
 plain flip is the within-length reversal); ``proj_size`` gives the ELMo-small projected cell. The training
 step is the toy ``BiLanguageModel``'s: dropout 0.1 between layers and before one softmax shared by both
 directions, forward and backward mean cross-entropy, Adam.
+
+``FusedElmo`` is the whole ELMo pipeline on the fused kernels, the speed bound ``elmo_vs_allennlp.py`` measures
+us against: AllenNLP's character encoder (``allennlp_reference.CharacterEncoder``) and per direction and layer one
+``nn.LSTM(proj_size=)`` over packed sequences, loaded from the same bilm-tf weights. ``nn.LSTM`` has no cell or
+projection clip, so its vectors differ from ELMo's where a clip would act: a bound on speed, not a reference for
+numbers.
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 
+import numpy as np
 import torch
+from allennlp_reference import TF_FORGET_BIAS, CharacterEncoder, batch_to_ids
 from timing import fastest_seconds
 from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 VOCAB = 500
 FORWARD_CASES = (  # name, batch, steps, units, projection, token width
@@ -43,6 +52,85 @@ class TorchBiLM(nn.Module):
         forward, _ = self.forward_lstm(tokens)
         backward, _ = self.backward_lstm(torch.flip(tokens, [1]))
         return forward, torch.flip(backward, [1])
+
+
+class FusedElmo(nn.Module):
+    """ELMo on PyTorch's fused kernels: char-CNN + ``nn.LSTM(proj_size=)`` per direction and layer (no clips).
+
+    Args:
+        options: bilm-tf's ``options.json`` as a dict.
+        tensors: ``{tensor path: array}`` in bilm-tf's HDF5 layout (``allennlp_reference.random_tensors``).
+    """
+
+    def __init__(self, options, tensors):
+        super().__init__()
+        lstm = options["lstm"]
+        self.char_encoder = CharacterEncoder(options, tensors)
+        self.use_skip_connections = bool(lstm.get("use_skip_connections"))
+        self.directions = nn.ModuleList([nn.ModuleList(), nn.ModuleList()])
+        for layer in range(lstm["n_layers"]):
+            for direction, layers in enumerate(self.directions):
+                prefix = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
+                layers.append(_lstm_from_tf(tensors[f"{prefix}/W_0"], tensors[f"{prefix}/B"],
+                                            tensors[f"{prefix}/W_P_0"], lstm["projection_dim"]))
+        self.eval()
+
+    def forward(self, ids, lengths):
+        """Character ids with boundaries `(batch, steps, 50)`, ``lengths`` sorted longest first → the
+        ``n_layers + 1`` activations `(batch, steps, 2 * projection)`."""
+        tokens = self.char_encoder(ids)
+        steps = tokens.shape[1]
+        # the backward direction reads each sentence right to left within its length
+        positions = torch.arange(steps)[None, :]
+        reverse = torch.where(positions < lengths[:, None], lengths[:, None] - 1 - positions, positions)
+        gather = reverse[:, :, None].expand(-1, -1, tokens.shape[-1])
+        sequences = [tokens, torch.gather(tokens, 1, gather)]
+        outputs = []
+        for layers in zip(*self.directions):
+            results = []
+            for direction, (lstm, sequence) in enumerate(zip(layers, sequences)):
+                packed = pack_padded_sequence(sequence, lengths, batch_first=True)
+                result, _ = pad_packed_sequence(lstm(packed)[0], batch_first=True, total_length=steps)
+                if outputs and self.use_skip_connections:
+                    result = result + sequence
+                results.append(result)
+            sequences = results
+            backward = torch.gather(results[1], 1, gather)
+            outputs.append(torch.cat([results[0], backward], dim=-1))
+        return [torch.cat([tokens, tokens], dim=-1), *outputs]
+
+    def embed_batch(self, sentences) -> list[np.ndarray]:
+        """Token lists → one float32 `(n_layers + 1, tokens, 2 * projection)` array each, boundaries removed."""
+        order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
+        ids, lengths = batch_to_ids([sentences[i] for i in order])
+        with torch.inference_mode():
+            activations = torch.stack(self(ids, lengths), dim=1).numpy()  # (batch, layers, steps, dim)
+        results = [None] * len(sentences)
+        for row, i in enumerate(order):
+            results[i] = activations[row, :, 1 : len(sentences[i]) + 1]
+        return results
+
+
+def _lstm_from_tf(w_0, b, w_p, input_size) -> nn.LSTM:
+    """``nn.LSTM(proj_size=)`` holding one bilm-tf ``LSTMCell``: TF's gates ``[i, j, f, o]`` become PyTorch's
+    ``[i, f, g, o]`` and TF's run-time forget bias is added to the bias."""
+    cells, projection = w_p.shape
+    lstm = nn.LSTM(input_size, cells, batch_first=True, proj_size=projection)
+    bias = b.astype(np.float32)
+    bias[2 * cells : 3 * cells] += TF_FORGET_BIAS
+
+    def torch_order(rows):
+        i, j, f, o = np.split(rows, 4, axis=0)
+        return np.ascontiguousarray(np.concatenate([i, f, j, o]), dtype=np.float32)
+
+    weights = torch_order(w_0.T)  # (4 * cells, input + projection)
+    with torch.no_grad():
+        lstm.weight_ih_l0.copy_(torch.from_numpy(np.ascontiguousarray(weights[:, :input_size])))
+        lstm.weight_hh_l0.copy_(torch.from_numpy(np.ascontiguousarray(weights[:, input_size:])))
+        lstm.bias_ih_l0.copy_(torch.from_numpy(torch_order(bias)))
+        lstm.bias_hh_l0.zero_()
+        lstm.weight_hr_l0.copy_(torch.from_numpy(np.ascontiguousarray(w_p.T, dtype=np.float32)))
+    return lstm
 
 
 def forward_tokens_per_second(batch, steps, units, projection, token_dim, repeats):

@@ -24,8 +24,8 @@ _EXPORTS = {name: (module, name) for module, names in {
     "elmo_keras.data": ["data"],
     "elmo_keras.tagging": ["tagging"],
     "elmo_keras.decoding": ["beam_search", "exhaustive_search", "greedy", "sample"],
-    "elmo_keras.layers": ["CRF", "BiLM", "CharCNN", "Elmo", "Highway", "LSTMStack", "ProjectedLSTMCell", "ScalarMix",
-                          "WordEmbedding"],
+    "elmo_keras.layers": ["CRF", "BiLM", "CharCNN", "Elmo", "ElmoCharacterIds", "Highway", "LSTMStack",
+                          "ProjectedLSTMCell", "ScalarMix", "WordEmbedding"],
     "elmo_keras.models": ["BiLanguageModel", "BiLMConfig", "Seq2Seq", "Seq2SeqConfig", "get_preset", "load_bilm",
                           "load_seq2seq", "train_bilm", "train_seq2seq"],
     "elmo_keras.pretrained": ["ElmoEmbedder", "ElmoOptions", "OptionsError", "PretrainedFileError", "WeightFileError",
@@ -167,6 +167,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         BiLM,
         CharCNN,
         Elmo,
+        ElmoCharacterIds,
         Highway,
         LSTMStack,
         ProjectedLSTMCell,
@@ -200,9 +201,10 @@ if TYPE_CHECKING:  # what static tools and IDEs see
 __version__ = "0.1.0"
 
 __all__ = [
-    "CRF", "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoEmbedder",
-    "ElmoOptions", "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell", "ScalarMix",
-    "Seq2Seq", "Seq2SeqConfig", "Vocabulary", "WeightFileError", "WordEmbedding", "__version__", "analysis",
+    "CRF", "MAX_CHARS_PER_TOKEN", "BiLM", "BiLMConfig", "BiLanguageModel", "CharCNN", "Elmo", "ElmoCharacterIds",
+    "ElmoEmbedder", "ElmoOptions", "Highway", "LSTMStack", "OptionsError", "PretrainedFileError", "ProjectedLSTMCell",
+    "ScalarMix", "Seq2Seq", "Seq2SeqConfig", "Vocabulary", "WeightFileError", "WordEmbedding", "__version__",
+    "analysis",
     "batch_to_ids", "beam_search", "cosine_similarity_matrices", "data", "exhaustive_search", "export_pretrained",
     "fine_tune_pretrained", "get_preset", "greedy",
     "layer_embeddings", "load_bilm", "load_pretrained_bilm", "load_pretrained_elmo", "load_seq2seq", "sample",

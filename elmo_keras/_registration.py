@@ -23,6 +23,7 @@ SERIALIZABLE_MODULES = (
     "elmo_keras.layers.char_cnn",
     "elmo_keras.layers.crf",
     "elmo_keras.layers.elmo",
+    "elmo_keras.layers.elmo_character_ids",
     "elmo_keras.layers.highway",
     "elmo_keras.layers.lstm_stack",
     "elmo_keras.layers.projected_lstm_cell",

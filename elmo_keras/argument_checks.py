@@ -51,3 +51,14 @@ def check_finite_positive(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0, received {value!r}")
     return float(value)
+
+
+def check_non_negative(value, name: str) -> float:
+    """``value`` as a float if it is a finite number ≥ 0 (a loss weight, a floor).
+
+    Raises:
+        ValueError: naming ``name`` and the value received (NaN and infinities included).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, received {value!r}")
+    return float(value)

@@ -41,9 +41,10 @@ BACKEND_INDEPENDENT_FILES = (
     "test_argument_checks", "test_cli_help", "test_convolution_example", "test_decoding_beam",
     "test_decoding_exhaustive", "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model",
     "test_decoding_trace", "test_decoding_worked_examples", "test_dialogue_data", "test_docs",
-    "test_import_structure", "test_polysemy", "test_safe_files", "test_sentence_files", "test_sentiment_data",
-    "test_tagging_data", "test_tagging_schemes", "test_text", "test_text_conll", "test_vocabulary_files",
-    "test_wheel_contents",
+    "test_experiment_provenance", "test_import_structure", "test_polysemy", "test_pretrained_downloads",
+    "test_safe_files", "test_sentence_files",
+    "test_sentiment_data", "test_tagging_data", "test_tagging_schemes", "test_text", "test_text_conll",
+    "test_vocabulary_files", "test_wheel",
 )
 
 
@@ -51,7 +52,7 @@ BACKEND_INDEPENDENT_FILES = (
 # workers first, so that the run does not end with one worker finishing a long module while the other idles
 LONG_MODULES = ("test_toy_senses", "test_resume_training", "test_explorer_tagging", "test_explorer_dialogue",
                 "test_multitask_tagger", "test_taglm", "test_shipped_models", "test_distributed_training",
-                "test_pretrained_loader", "test_training_batches", "test_crf_enumeration")
+                "test_pretrained_loader", "test_training_batches", "test_crf_enumeration", "test_wheel")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -54,7 +54,9 @@ def tagging_models_dir(tiny_models_dir):
 
 
 # -- app tests -----------------------------------------------------------------------------------------------
-APP = pathlib.Path(__file__).resolve().parents[1] / "app.py"
+REPO = pathlib.Path(__file__).resolve().parents[1]
+APP = REPO / "elmo_keras" / "explorer" / "app" / "app.py"  # the packaged frame, run by `elmo-keras explore`
+CLONE_APP = REPO / "app.py"  # `streamlit run app.py` from a clone: hands over to APP
 APP_TIMEOUT = 60
 
 
@@ -66,11 +68,11 @@ def app_env(tiny_models_dir, tmp_path, monkeypatch) -> pathlib.Path:
     return tiny_models_dir
 
 
-def open_app(page: str | None = None):
+def open_app(page: str | None = None, app: pathlib.Path = APP):
     """Run the app (and switch to ``page``, e.g. ``"pages/pca.py"``); fail on any exception shown."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()
+    at = AppTest.from_file(str(app), default_timeout=APP_TIMEOUT).run()
     if page is not None:
         at.switch_page(page).run()
     assert_no_exception(at)

@@ -14,6 +14,8 @@ from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, list_models
 from elmo_keras.models import load_bilm
 from tests.explorer_fixtures import (
     APP,
+    CLONE_APP,
+    REPO,
     TINY_NAME,
     assert_no_exception,
     open_app,
@@ -32,6 +34,24 @@ def test_every_file_in_pages_is_registered_in_app_py():
     on_disk = sorted(f"pages/{path.name}" for path in (APP.parent / "pages").glob("*.py"))
     assert on_disk and sorted(registered_pages()) == on_disk
     assert len(set(registered_pages())) == len(registered_pages())
+
+
+def test_the_clone_entry_points_only_hand_over_to_the_packaged_scripts():
+    """``app.py`` and ``pages/<name>.py`` at the repository root: one per packaged script, each one call."""
+    wrappers = sorted(path.relative_to(REPO).as_posix() for path in [CLONE_APP, *(REPO / "pages").glob("*.py")])
+    packaged = sorted(path.relative_to(APP.parent).as_posix() for path in [APP, *(APP.parent / "pages").glob("*.py")])
+    assert wrappers == packaged
+    for name in wrappers:
+        calls = [node for node in ast.walk(ast.parse((REPO / name).read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Call)]
+        assert [(call.func.id, call.args[0].value) for call in calls] == [("run_script", name)], name
+
+
+def test_streamlit_run_app_py_from_a_clone_serves_the_same_pages(app_env):
+    at = open_app(app=CLONE_APP)
+    assert at.title[0].value == "Context similarity"
+    at.switch_page("pages/pca.py").run()
+    assert at.title[0].value == "PCA per layer" and not at.exception
 
 
 def test_pages_hold_no_model_code():
@@ -149,8 +169,9 @@ def test_the_app_listens_on_localhost_only_by_default():
     """Streamlit's default listens on every interface, which opened training and uploads to the network."""
     import tomllib
 
-    config = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
-    assert config["server"]["address"] == "localhost"
-    safety = (APP.parent / "docs" / "safety.md").read_text(encoding="utf-8")
+    shipped = (APP.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8")  # elmo-keras explore
+    assert (REPO / ".streamlit" / "config.toml").read_text(encoding="utf-8") == shipped  # streamlit run app.py
+    assert tomllib.loads(shipped)["server"]["address"] == "localhost"
+    safety = (REPO / "docs" / "safety.md").read_text(encoding="utf-8")
     assert "--server.address 0.0.0.0" in safety  # how to expose it deliberately
 

@@ -21,6 +21,7 @@ def test_a_typed_sentence_gets_pos_frames_bioes_paths_marginals_and_transitions(
     assert keys[:2] == ["tagging_marginals", "tagging_transitions"]
     assert [key for key in keys if key.startswith("tagging_experiment_")] == [
         "tagging_experiment_multitask", "tagging_experiment_taglm", "tagging_experiment_crf"]
+    assert any(caption.value.startswith("Made with elmo_keras") for caption in at.caption)  # what made the numbers
     at.text_input(key=at.text_input[0].key).set_value("George Washington visited the bank in Paris .").run()
     assert_no_exception(at)
     tags = at.dataframe[0].value  # rows POS and frame, one column per token

@@ -4,6 +4,7 @@ import io
 import os
 import runpy
 import signal
+import subprocess
 import sys
 
 import h5py
@@ -12,6 +13,8 @@ import pytest
 
 from elmo_keras.cli import TextProgressBar, build_parser, main
 from elmo_keras.pretrained.embedder import ElmoEmbedder
+from tests.backend_support import tensorflow_only
+from tests.conftest import REPO_ROOT
 
 LINES = ["The cat sat on the mat .", "Hello world"]
 
@@ -69,6 +72,14 @@ def test_errors_are_one_line(model_files, tmp_path, capsys):
         (["--model-dir", "d", "--options", "o.json"], "either --model-dir or --options/--weights"),
         (["--options", "o", "--weights", "w", "--top", "--average"], "not allowed with argument"),
         (["--options", "o", "--weights", "w", "--batch-size", "0"], "--batch-size must be >= 1"),
+        (["--options", "o", "--weights", "w", "--strategy", "mirrored", "--stateful"], "--strategy needs stateless"),
+        (["--options", "o", "--weights", "w", "--strategy", "mirrored", "--execution", "xla"],
+         "use --execution auto or graph, not xla"),
+        (["--options", "o", "--weights", "w", "--devices", "2"], "--devices splits the CPU for --strategy"),
+        (["--options", "o", "--weights", "w", "--strategy", "mirrored", "--devices", "0"], "--devices must be >= 1"),
+        (["--options", "o", "--weights", "w", "--strategy", "mirrored", "--devices", "100000"],
+         "more logical CPU devices than useful"),
+        (["--options", "o", "--weights", "w", "--strategy", "data-parallel"], "invalid choice: 'data-parallel'"),
     ],
 )
 def test_argument_errors(extra, message, capsys):
@@ -80,7 +91,14 @@ def test_argument_errors(extra, message, capsys):
 def test_parser_lists_embed_and_defaults():
     args = build_parser().parse_args(["embed", "a", "b", "--options", "o", "--weights", "w"])
     assert (args.command, args.output_format, args.batch_size, args.stateful) == ("embed", "all", 64, False)
-    assert args.execution == "graph"
+    assert (args.execution, args.strategy, args.devices) == ("auto", None, None)
+
+
+def test_execution_choices_are_the_librarys():
+    from elmo_keras.cli.embed import EXECUTION_CHOICES as CLI_CHOICES  # the CLI spells them out (no Keras for --help)
+    from elmo_keras.models.bilm.inference_plan import EXECUTION_CHOICES
+
+    assert CLI_CHOICES == EXECUTION_CHOICES
 
 
 def test_model_dir(tmp_path, input_file, capsys):
@@ -348,3 +366,22 @@ def test_a_signal_inside_a_gc_callback_or_finaliser_is_only_remembered():
     Finalised()
     assert len(seen) >= 3 and all(seen)
     assert not stopping._inside_a_finaliser(sys._getframe())
+
+
+@pytest.mark.fixtures
+@tensorflow_only("embed --strategy mirrored splits each batch across 2 logical CPU devices")
+def test_strategy_splits_batches_across_devices(model_files, tmp_path, reference):
+    """``embed --strategy mirrored --devices 2`` in a subprocess (logical devices must be made before TensorFlow
+    starts its runtime): the vectors are one device's, to float32 rounding."""
+    path = tmp_path / "input.txt"
+    path.write_text("\n".join(LINES * 3) + "\n", encoding="utf-8")  # 6 lines, batches of 4 and 2 rows
+    output = tmp_path / "out.hdf5"
+    done = subprocess.run([sys.executable, "-m", "elmo_keras", "embed", str(path), str(output), "--options",
+                           model_files[0], "--weights", model_files[1], "--strategy", "mirrored", "--devices", "2",
+                           "--batch-size", "4", "--quiet"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, KERAS_BACKEND="tensorflow"), timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "each batch split across 2 devices" in done.stderr
+    with h5py.File(output, "r") as handle:
+        for index in range(len(LINES) * 3):
+            assert np.abs(handle[str(index)][...] - reference[index % len(LINES)]).max() <= 1e-5

@@ -150,6 +150,9 @@ def test_config_and_keras_file_round_trip(bilm, tmp_path):
     model.save(path)
     loaded = keras.saving.load_model(path)
     np.testing.assert_allclose(ops.convert_to_numpy(loaded(ids)), expected, atol=1e-5)
+    # the reloaded biLM stays frozen to its last sublayer: only (w, gamma) per mixture train
+    assert [w.path for w in loaded.trainable_weights] == [w.path for w in model.trainable_weights]
+    assert len(loaded.trainable_weights) == 4
 
 
 def test_word_level_bilm_gets_word_boundaries():

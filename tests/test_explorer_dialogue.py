@@ -1,5 +1,6 @@
-"""The Dialogue page's service: tiny HRED and VHRED trained into the session's models directory, replies to a
-context, the KL history, the experiment tables, first-visit training progress and a broken save."""
+"""The Dialogue page's service: tiny HRED (with and without context) and VHRED trained into the session's models
+directory, replies to a context marked valid or not, the KL history, the experiment tables and findings, first-visit
+training progress and a broken save."""
 
 import shutil
 
@@ -12,6 +13,7 @@ from elmo_keras.explorer.dialogue.service import (
     dialogue_model_paths,
     discard_dialogue_models,
     example_contexts,
+    experiment_findings,
     experiment_kl_curves,
     experiment_table,
     kl_history,
@@ -25,7 +27,7 @@ TINY = {"epochs": 2, "embedding_dim": 8, "utterance_units": 8, "context_units": 
 
 @pytest.fixture(scope="session")
 def dialogue_models_dir(tiny_models_dir):
-    """``tiny_models_dir`` with the Dialogue page's HRED and VHRED (tiny, 2 epochs: the plumbing, not quality)."""
+    """``tiny_models_dir`` with the Dialogue page's models (tiny, 2 epochs: the plumbing, not quality)."""
     if dialogue_model_paths(tiny_models_dir) is None:
         dialogue.train_default_dialogue_models(tiny_models_dir, **TINY)
     return tiny_models_dir
@@ -36,54 +38,71 @@ def models(dialogue_models_dir):
     return load_dialogue_models(dialogue_models_dir)
 
 
-def test_replies_for_a_held_out_context(models):
-    hred, vhred = models
+def test_replies_for_a_held_out_context_are_marked_valid_or_not(models):
     context = example_contexts()[0]
     assert context.count("|") == 2  # the longest histories come first
-    view = respond(hred, vhred, context, num_samples=4, beam_size=3, seed=1)
+    view = respond(*models, context, num_samples=4, beam_size=3, seed=1)
     assert len(view.turns) == 3 and view.unknown_words == [] and len(view.references) >= 3
     assert list(view.hred["strategy"]) == ["greedy", "beam #1", "beam #2", "beam #3"]
+    assert list(view.hred_last_turn["strategy"]) == ["greedy"]
     assert list(view.vhred["z sample"]) == [1, 2, 3, 4]
-    assert (view.hred["log_prob"] <= 0).all() and (view.vhred["log_prob"] <= 0).all()
+    for frame in (view.hred, view.hred_last_turn, view.vhred):
+        assert (frame["log_prob"] <= 0).all()
+        assert list(frame["valid"]) == [reply in view.references for reply in frame["reply"]]
     assert list(view.diversity.columns) == ["column", "distinct_1", "distinct_2", "unique", "valid", "coverage"]
-    again = respond(hred, vhred, context, num_samples=4, beam_size=3, seed=1)
+    again = respond(*models, context, num_samples=4, beam_size=3, seed=1)
     assert again.vhred.equals(view.vhred)
 
 
 def test_a_typed_context_with_unknown_words_and_bad_contexts(models):
-    hred, vhred = models
-    view = respond(hred, vhred, "I had a zebra\nany advice ?", num_samples=2)
+    view = respond(*models, "I had a zebra\nany advice ?", num_samples=2)
     assert view.turns == ["i had a zebra", "any advice ?"] and view.unknown_words == ["zebra"]
     assert view.references == [] and "valid" not in view.diversity.columns
+    assert list(view.vhred["valid"]) == [None, None]  # nothing to judge a context outside the corpus by
     with pytest.raises(ValueError, match="Type a dialogue history"):
         context_turns(" | \n ")
     with pytest.raises(ValueError, match="turns; the limit"):
         context_turns(" | ".join(["hi"] * 7))
 
 
-def test_first_visit_training_trained_both_models(models):
-    hred, vhred = models
+def test_first_visit_training_trained_the_three_models(models):
+    hred, hred_last_turn, vhred = models
     for model in models:
         losses = model.training_summary["history"]["loss"]
         assert losses[-1] < losses[0]  # 2 tiny epochs: the loss goes down
-    assert type(hred).__name__ == "HRED"
-    assert vhred.config.kl_annealing_steps == dialogue.PAGE_VHRED["kl_annealing_steps"]
+    assert type(hred).__name__ == type(hred_last_turn).__name__ == "HRED"
+    assert (hred.last_turn_only, hred_last_turn.last_turn_only) == (False, True)
+    assert (vhred.bow_weight, vhred.free_bits) == (dialogue.PAGE_VHRED["bow_weight"], dialogue.PAGE_VHRED["free_bits"])
 
 
 def test_kl_history_and_experiment_tables(models):
-    frame = kl_history(models[1])
+    frame = kl_history(models[-1])
     assert list(frame.columns) == ["epoch", "kl_per_token", "kl_weight", "reconstruction_per_token"]
     assert list(frame["epoch"]) == [1, 2]
-    results = {"summary": {"HRED greedy": {"distinct_1": {"mean": 0.1, "std": 0.01}}},
+    results = {"summary": {"HRED: greedy": {"distinct_1": {"mean": 0.1, "std": 0.01}},
+                           "VHRED plain: z samples": {"elbo_perplexity": {"mean": 1.5, "std": 0.1}}},
                "kl_curves": {"no annealing": {"mean": [0.2, 0.1], "std": [0.0, 0.01]}}}
-    assert experiment_table(results).to_dict("records") == [{"method": "HRED greedy", "distinct_1": "0.100 ± 0.010"}]
+    assert experiment_table(results, ["HRED"]).to_dict("records") == [
+        {"method": "HRED: greedy", "distinct-1": "0.100 ± 0.010"}]
+    assert experiment_table(results, ["VHRED"]).columns[-1] == "exp(ELBO bound / token)"
     curves = experiment_kl_curves(results)
     assert list(curves["epoch"]) == [1, 2] and list(curves["kl_per_token"]) == [0.2, 0.1]
 
 
+def test_the_findings_quote_the_shipped_experiments_numbers():
+    results = dialogue.shipped_experiments()
+    text = "\n".join(experiment_findings(results))
+    summary = results["summary"]
+    for method in ("HRED: greedy", "HRED, last utterance only: greedy", f"{results['shipped_vhred']}: z samples"):
+        stats = summary[method]["valid"]
+        assert f"{stats['mean']:.2f} ± {stats['std']:.2f}" in text
+    for run, curve in results["kl_curves"].items():
+        assert f"**{run}**: KL per token {curve['mean'][0]:.3f}" in text
+
+
 def test_first_visit_training_reports_progress(monkeypatch, tmp_path):
     def fake_training(models_dir, progress, **settings):
-        for step, what in enumerate(["HRED", "VHRED", "done"]):
+        for step, what in enumerate(["HRED", "HRED (last utterance only)", "VHRED", "done"]):
             progress(step, what)
         return settings
 

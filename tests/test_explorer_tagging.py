@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from elmo_keras.explorer.provenance import provenance_caption
 from elmo_keras.explorer.tagging import service as tagging
 from elmo_keras.explorer.tagging.service import (
     experiment_tables,
@@ -65,6 +66,15 @@ def test_experiment_tables_give_mean_and_std_per_condition_in_order():
     assert table["label_f1 std"].tolist() == pytest.approx([np.std([0.5, 0.7], ddof=1), 0.0])
     assert tables["crf"]["invalid_transitions mean"].tolist() == pytest.approx([1.8, 2.4])
     assert isinstance(tables["taglm"], pd.DataFrame)
+
+
+def test_the_shipped_experiments_say_how_and_with_what_they_were_made():
+    results = tagging.shipped_experiments()
+    assert f"over {len(results['seeds'])} seeds" in tagging.experiments_caption(results)
+    assert results["machine"] in tagging.experiments_caption(results)
+    provenance, caption = results["provenance"], provenance_caption(results)
+    assert caption.startswith(f"Made with elmo_keras {provenance['package_version']}")
+    assert provenance["optimizer"] in caption and provenance["made_on"] in caption
 
 
 def test_a_failed_background_training_keeps_its_error(tmp_path, monkeypatch):

@@ -23,10 +23,10 @@ from elmo_keras.explorer.warm_up import PAGE_MODULES, import_in_background
 from tests.explorer_fixtures import TINY_NAME
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-FIRST_PAGE_MODULES = [  # what app.py, page_common.py and pages/context_similarity.py import
+FIRST_PAGE_MODULES = [  # what the frame, page_common and the context_similarity page import (explorer/app/)
     "streamlit", "elmo_keras", "elmo_keras.explorer.state", "elmo_keras.explorer.corpus",
     "elmo_keras.explorer.model_store", "elmo_keras.explorer.shipped_models", "elmo_keras.explorer.training",
-    "elmo_keras.explorer.first_use",
+    "elmo_keras.explorer.first_use", "elmo_keras.explorer.app", "elmo_keras.explorer.app.page_common",
     "elmo_keras.explorer.warm_up", "elmo_keras.explorer.charts", "elmo_keras.explorer.similarity.store",
     "elmo_keras.explorer.similarity.view", "elmo_keras.explorer.projection.store",
     "elmo_keras.explorer.projection.view",

@@ -32,6 +32,7 @@ def test_quickstart_runs_and_shows_what_it_says(shared_fixtures):
     assert "layer 0: cosine(bank_money, bank_river) = 1.000" in printed
     assert "layer weights [0.09  0.245 0.665] -> ELMo vectors (2, 32)" in printed
     assert "original ELMo: (3, 6, 32) (layers, tokens, dim)" in printed
+    assert "strings in: (2, 3, 32) vectors, the same as from batch_to_ids: True" in printed
     assert "greedy    A B </S>  P = 0.20" in printed and "beam k=2  B C </S>  P = 0.36" in printed
 
 

@@ -79,6 +79,24 @@ def test_stateful_larger_batch_starts_extra_rows_from_zero(model_dir, sentences,
     assert np.abs(result[0] - expected[0][0]).max() > 1e-3  # row 0 continued sentence 5's state
 
 
+@pytest.mark.parametrize("fixture_name", ["elmo_bilm_tf", "elmo_skip"])
+def test_loading_skips_random_initialisation_yet_sets_every_weight(shared_fixtures, fixture_name):
+    """load_pretrained_bilm builds with zero-filled weights (random_initialisation_skipped): every weight must still
+    come from the file — equal to a randomly initialised build filled by set_pretrained_weights — and the config
+    (initialisers included) must be the one a plain build has."""
+    directory = shared_fixtures / fixture_name
+    options_file, weight_file = directory / "options.json", directory / "lm_weights.hdf5"
+    loaded = load_pretrained_bilm(options_file, weight_file)
+    options = ElmoOptions.load(options_file)
+    reference = bilm_from_options(options)
+    reference.build((None, None, 50))
+    set_pretrained_weights(reference, options, read_weight_file(weight_file), str(weight_file))
+    assert [w.path for w in loaded.weights] == [w.path for w in reference.weights]
+    for ours, theirs in zip(loaded.weights, reference.weights):
+        np.testing.assert_array_equal(ops.convert_to_numpy(ours), ops.convert_to_numpy(theirs), err_msg=ours.path)
+    assert loaded.get_config() == reference.get_config()
+
+
 def test_skip_connection_model_loads_and_skips(shared_fixtures, sentences):
     skip_dir = shared_fixtures / "elmo_skip"
     bilm = load_pretrained_bilm(skip_dir / "options.json", skip_dir / "lm_weights.hdf5")

@@ -8,19 +8,21 @@
 - ``classifiers-toy``: the classification page's CNN and two BiLSTMs (``explorer.classification``, seed 0);
 - ``gradients-toy``: the gradients page's vanilla RNN and LSTM (``explorer.gradients``; the page measures their
   gradients on its first visit and keeps them in the user's models directory, not shipped: about 27 MB of JSON);
-- ``dialogue-toy``: the dialogue page's HRED and VHRED (``explorer.dialogue.train_default_dialogue_models``, seed 0)
-  with the experiment's settings (``SHIPPED_DIALOGUE_TRAINING``: 40 epochs, no KL annealing, no word dropout),
-  which use the dialogue's topic; the page's own first-use training is shorter (about 20 s) and they often do not;
+- ``dialogue-toy``: the dialogue page's HRED, HRED reading only the last utterance and VHRED
+  (``explorer.dialogue.train_default_dialogue_models``, seed 0) with the experiment's settings
+  (``SHIPPED_DIALOGUE_TRAINING``; VHRED with ``SHIPPED_VHRED``: KL annealing, word dropout and the bag-of-words
+  loss), which use the dialogue's topic; the page's own first-use training is shorter and they often do not;
 - ``results``: what the layer-weights page computes from ``toy`` on the built-in corpus with seed 0, and the
   context-similarity and PCA pages' default views of each target word and the tagging page's views of its example
   sentences (``explorer.result_cache``'s layout), so that those pages open at once too: the first page without
   loading Keras at all, the tagging page without loading its taggers.
 
-    python tools/build_shipped_models.py [--output DIR] [--results-only | --lecture-pages-only]
+    python tools/build_shipped_models.py [--output DIR] [--results-only | --lecture-pages-only | --dialogue-only]
 
 ``--results-only`` recomputes the results from the models already in the output directory (after a change to
 what the pages compute, not to the models); ``--lecture-pages-only`` rebuilds only ``classifiers-toy``,
-``dialogue-toy`` and ``gradients-toy``. ``--output`` defaults to ``elmo_keras/data/shipped_models``.
+``dialogue-toy`` and ``gradients-toy``; ``--dialogue-only`` only ``dialogue-toy``. ``--output`` defaults to
+``elmo_keras/data/shipped_models``.
 
 About 4 minutes on 2 CPU cores (2.5 of them the three lecture pages' models). ``tests/test_shipped_models.py``
 loads every shipped model with the current code and checks what the pages rely on; the Corpus & training page
@@ -43,7 +45,11 @@ from elmo_keras.data import TARGET_WORDS, load_polysemy  # noqa: E402
 from elmo_keras.explorer.classification.service import train_default_classifiers  # noqa: E402
 from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
 from elmo_keras.explorer.decoding.service import train_default_seq2seq  # noqa: E402
-from elmo_keras.explorer.dialogue.service import SHIPPED_DIALOGUE_TRAINING, train_default_dialogue_models  # noqa: E402
+from elmo_keras.explorer.dialogue.service import (  # noqa: E402
+    SHIPPED_DIALOGUE_TRAINING,
+    SHIPPED_VHRED,
+    train_default_dialogue_models,
+)
 from elmo_keras.explorer.gradients.service import train_gradient_models  # noqa: E402
 from elmo_keras.explorer.layer_weights.store import stored_layer_weight_report  # noqa: E402
 from elmo_keras.explorer.model_store import (  # noqa: E402
@@ -122,7 +128,7 @@ def install(source: pathlib.Path, target: pathlib.Path) -> None:
 def build_lecture_models(directory: pathlib.Path) -> None:
     """Train the classification, dialogue and gradients pages' models into the models directory ``directory``."""
     train_default_classifiers(directory, seed=SEED)
-    train_default_dialogue_models(directory, seed=SEED, **SHIPPED_DIALOGUE_TRAINING)
+    train_default_dialogue_models(directory, seed=SEED, vhred_settings=SHIPPED_VHRED, **SHIPPED_DIALOGUE_TRAINING)
     train_gradient_models(directory)
     # the measured gradients it keeps (``directory``'s result cache: about 27 MB of JSON, 4.9 MiB of float32 noise
     # that does not compress) are not shipped (only the model directories are installed, and ``build_results``
@@ -137,6 +143,14 @@ def build_lecture_pages(output: pathlib.Path) -> None:
         build_lecture_models(scratch)
         for name in LECTURE_PAGE_MODELS:
             install(scratch / name, output / name)
+
+
+def build_dialogue(output: pathlib.Path) -> None:
+    """Rebuild only the dialogue page's models in ``output``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        train_default_dialogue_models(scratch, seed=SEED, vhred_settings=SHIPPED_VHRED, **SHIPPED_DIALOGUE_TRAINING)
+        install(scratch / DIALOGUE_DIR_NAME, output / DIALOGUE_DIR_NAME)
 
 
 def build_results(output: pathlib.Path) -> None:
@@ -170,10 +184,13 @@ if __name__ == "__main__":
                       help="recompute only the results, from the models already in --output")
     only.add_argument("--lecture-pages-only", action="store_true",
                       help="rebuild only the classification, dialogue and gradients pages' models")
+    only.add_argument("--dialogue-only", action="store_true", help="rebuild only the dialogue page's models")
     arguments = parser.parse_args()
     if arguments.results_only:
         build_results(arguments.output)
     elif arguments.lecture_pages_only:
         build_lecture_pages(arguments.output)
+    elif arguments.dialogue_only:
+        build_dialogue(arguments.output)
     else:
         build(arguments.output)

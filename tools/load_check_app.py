@@ -5,18 +5,18 @@ Usage::
     python tools/load_check_app.py [--sessions 6] [--runs 1] [--mode cold|warm|both] [--models-dir DIR]
                                    [--timeout 900] [--seed S] [--out DIR]
 
-Each run starts ``streamlit run app.py`` on a free port with a fresh temporary ``ELMO_KERAS_MODELS_DIR``: empty
-(``cold``: the first visits install or train the first-use models while the pages' modules are imported by the
-sessions and the warm-up thread at once) or a copy of a populated one (``warm``: ``--models-dir``, or with ``--mode
-both`` the directory the run's cold pass just filled). Then ``--sessions`` headless Chromium sessions (separate
-browser contexts, started together) each open the app and visit all pages in a shuffled order of their own through
-the sidebar navigation, as users do, waiting for each page to finish (the visit has begun: a script run ended, or
-the title or URL changed; the app is not running and nothing on the page changed for ``QUIET_SECONDS``; no stale
-element is left and the navigation is drawn). It prints every visit's seconds, the title of the page shown and the
-text of any exception on it (Streamlit's ``stException`` box) or error box, then the median and maximum visit time,
-the number of exceptions and of visits that did not finish. The server's log is kept in ``--out``, with a screenshot
-of every visit still going after ``SLOW_SECONDS`` (what it showed then is printed). Exit status 1 if any visit
-showed an exception or did not finish.
+Each run starts the explorer (``python -m elmo_keras explore``) on a free port with a fresh temporary
+``ELMO_KERAS_MODELS_DIR``: empty (``cold``: the first visits install or train the first-use models while the pages'
+modules are imported by the sessions and the warm-up thread at once) or a copy of a populated one (``warm``:
+``--models-dir``, or with ``--mode both`` the directory the run's cold pass just filled). Then ``--sessions``
+headless Chromium sessions (separate browser contexts, started together) each open the app and visit all pages in a
+shuffled order of their own through the sidebar navigation, as users do, waiting for each page to finish (the visit
+has begun: a script run ended, or the title or URL changed; the app is not running and nothing on the page changed
+for ``QUIET_SECONDS``; no stale element is left and the navigation is drawn). It prints every visit's seconds, the
+title of the page shown and the text of any exception on it (Streamlit's ``stException`` box) or error box, then the
+median and maximum visit time, the number of exceptions and of visits that did not finish. The server's log is kept
+in ``--out``, with a screenshot of every visit still going after ``SLOW_SECONDS`` (what it showed then is printed).
+Exit status 1 if any visit showed an exception or did not finish.
 
 Needs Playwright's Python package and a Chromium binary (``/usr/bin/chromium`` by default; Debian:
 ``apt-get install chromium``), as ``tools/screenshot_app.py``. Not run in CI, not a project dependency.
@@ -187,7 +187,7 @@ async def one_run(args, label: str, models_dir: pathlib.Path, rng: random.Random
 
     port = free_port()
     env = dict(os.environ, ELMO_KERAS_MODELS_DIR=str(models_dir))
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+    command = [sys.executable, "-m", "elmo_keras", "explore", "--server.headless", "true",
                "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
     visits: list = []
     async with async_playwright() as playwright:

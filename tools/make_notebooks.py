@@ -59,6 +59,23 @@ if os.path.exists(options) and os.path.exists(weights):
     print("original ELMo:", layers.shape, "(layers, tokens, dim)")
 else:
     print("no original ELMo files found; set ELMO_OPTIONS and ELMO_WEIGHTS to try one")"""),
+    ("markdown", """## Strings in: ELMo inside a Keras model
+
+`ElmoCharacterIds` makes the character ids inside the model, so the model takes token strings (`""` pads short
+sentences). On TensorFlow that model trains with `fit`, saves to `.keras` and exports a SavedModel that answers
+text (`model.export(path)`, then `tf.saved_model.load(path).serve(tokens)`; see `docs/keras_models.md`). JAX and
+PyTorch have no string tensors: there, call the layers on a batch instead, `elmo(ElmoCharacterIds()(batch))`."""),
+    ("code", """if os.path.exists(options) and os.path.exists(weights):
+    import keras
+
+    elmo = elmo_keras.load_pretrained_elmo(options, weights, num_output_representations=1, dropout=0.0)
+    tokens = keras.Input(shape=(None,), dtype="string")
+    text_model = keras.Model(tokens, elmo(elmo_keras.ElmoCharacterIds()(tokens))["elmo_representations"][0])
+    batch = [["The", "bank", "closed"], ["Hello", "world", ""]]
+    vectors = keras.ops.convert_to_numpy(text_model(np.array(batch)))  # (sentences, tokens, dim)
+    from_ids = elmo(elmo_keras.batch_to_ids([["The", "bank", "closed"], ["Hello", "world"]]))
+    same = np.allclose(vectors, keras.ops.convert_to_numpy(from_ids["elmo_representations"][0]), atol=1e-6)
+    print(f"strings in: {vectors.shape} vectors, the same as from batch_to_ids: {same}")"""),
     ("markdown", """## Greedy vs. beam search
 
 The seed notes' example: greedy takes the most probable first word (A, 0.5) and ends with P(A B) = 0.20; beam

@@ -11,7 +11,8 @@ defaults, twice: on the whole training split (1,152 sentences) and on a random `
 subset for every model of a seed, more epochs). Held-out accuracy (overall and per sentence pattern) and training
 seconds go into one row per run. A bag-of-words logistic regression (scikit-learn, word counts) is the baseline
 that cannot see word order: on the ``contrast`` pattern ("good , not bad" vs "bad , not good") it is at chance.
-Deterministic for the same seeds on the same machine (the CPU is recorded in the file).
+Deterministic for the same seeds on the same machine (the CPU is recorded in the file, with the package version,
+optimizer and backend that made it: ``models.provenance``).
 """
 
 from __future__ import annotations
@@ -33,20 +34,11 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from elmo_keras.data.sentiment import load_sentiment, sentiment_patterns  # noqa: E402
 from elmo_keras.explorer.classification.views import EXPERIMENTS_FILE, experiment_table  # noqa: E402
 from elmo_keras.models.classifiers import KINDS, evaluate_classifier, train_text_classifier  # noqa: E402
+from elmo_keras.models.provenance import cpu_name, experiment_provenance  # noqa: E402
 
 SEEDS = (0, 1, 2, 3, 4)
 SMALL_TRAIN = 128  # sentences in the small-data condition (4 batches of 32)
 SMALL_TRAIN_EPOCHS = 40
-
-
-def cpu_name() -> str:
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def bag_of_words_row(sentences, labels, seed: int, condition: str) -> dict:
@@ -91,7 +83,8 @@ def main() -> None:
     started = time.perf_counter()
     rows = run(args.seeds, lambda message: print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True))
     results = {"seeds": list(args.seeds), "small_train": SMALL_TRAIN, "small_train_epochs": SMALL_TRAIN_EPOCHS,
-               "runs": rows, "machine": cpu_name(), "seconds": round(time.perf_counter() - started)}
+               "runs": rows, "machine": cpu_name(), "seconds": round(time.perf_counter() - started),
+               "provenance": experiment_provenance()}
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print(experiment_table(results).to_string(index=False))
     print(f"\nwrote {args.out} ({results['seconds']} s on {results['machine']})")

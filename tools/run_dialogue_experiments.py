@@ -1,31 +1,41 @@
-"""HRED vs VHRED on the toy dialogues → ``elmo_keras/data/dialogue_experiments.json`` (the Dialogue page shows it).
+"""HRED and VHRED on the toy dialogues → ``elmo_keras/data/dialogue_experiments.json`` (the Dialogue page shows it).
 
-For each seed: an HRED and two VHREDs (no KL annealing; linear annealing over ``ANNEALING_EPOCHS`` epochs),
-trained on the ``train`` split with the same settings. Reported:
+Two questions, each over ``SEEDS`` (mean ± std of the per-seed averages), on all held-out contexts (new
+combinations of turns; the topic is set in turn 1 and the last turn never names it):
 
-* held-out reconstruction (all held-out contexts): HRED's per-token NLL (and perplexity); VHRED's per-token ELBO
-  bound with its reconstruction and KL terms, and its NLL decoding from the prior mean;
-* response diversity over N = ``NUM_SAMPLES`` replies per held-out context (the first
-  ``NUM_DIVERSITY_CONTEXTS``; distinct-1/2, unique replies, share of
-  replies that are plausible corpus replies, share of the corpus replies produced), averaged over the contexts:
-  HRED greedy and beam (deterministic: one reply, repeated), HRED ancestral sampling, VHRED one greedy reply per
-  ``z ~ p(z | c)``;
-* the KL per token after every training epoch, with and without annealing (KL collapse: does it go to 0?).
+1. **Does HRED carry the topic?** ``HRED`` (context RNN over every turn) against ``HRED, last utterance only``
+   (the ablation: the context RNN reads only the last history turn), same settings: held-out per-token NLL and the
+   share of greedy replies that are a plausible reply of their context (``valid``); HRED's ancestral sampling
+   (T = 1, ``NUM_SAMPLES`` replies) for the diversity it buys.
+2. **Does VHRED's z give diverse and valid replies?** VHRED plain and with each remedy for KL collapse
+   (``VHRED_RUNS``: KL annealing with word dropout, Bowman et al. 2016; a bag-of-words loss on z, Zhao et al.
+   2017; free bits, Kingma et al. 2016) and the combination shipped: the per-token ELBO bound and its terms,
+   ``NUM_SAMPLES`` replies per held-out context (one greedy decode per ``z ~ p(z | c)``): distinct-1/2, unique
+   replies, ``valid`` and ``coverage`` (share of the context's plausible replies produced); the KL per token after
+   every training epoch (``kl_curves``).
 
-Mean ± std over ``SEEDS``. Run ``python tools/run_dialogue_experiments.py`` (no arguments).
+Run ``python tools/run_dialogue_experiments.py`` (no arguments; ``--jobs 3`` trains the seeds in three processes;
+``--only RUN …`` reruns only the named VHRED runs and replaces them in the existing file).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import pathlib
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
 
-from elmo_keras.data.dialogue import dialogue_examples, dialogue_references, split_turns
-from elmo_keras.models.dialogue import (
-    beam_responses,
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from elmo_keras.data.dialogue import dialogue_examples, dialogue_references, split_turns  # noqa: E402
+from elmo_keras.explorer.dialogue.service import SHIPPED_DIALOGUE_TRAINING, SHIPPED_VHRED  # noqa: E402
+from elmo_keras.models.dialogue import (  # noqa: E402
     diversity,
     encode_history,
     evaluate_dialogue_model,
@@ -34,130 +44,165 @@ from elmo_keras.models.dialogue import (
     sampled_responses,
     train_dialogue_model,
 )
-from elmo_keras.models.dialogue.training import dialogue_vocabulary
+from elmo_keras.models.dialogue.training import dialogue_vocabulary  # noqa: E402
+from elmo_keras.models.provenance import cpu_name, experiment_provenance  # noqa: E402
 
 SEEDS = (0, 1, 2)
 NUM_SAMPLES = 20
-BEAM_SIZE = 5
-NUM_DIVERSITY_CONTEXTS = 15  # the first held-out contexts (file order) whose replies are generated N times each
-TRAINING = {"epochs": 40, "batch_size": 32, "learning_rate": 1e-2}
-STEPS_PER_EPOCH = 21  # 654 training dialogues / 32
-ANNEALING_EPOCHS = 10
+TRAINING = SHIPPED_DIALOGUE_TRAINING  # the shipped models' settings (30 epochs, batch 16, feed_context)
+STEPS_PER_EPOCH = 41  # 654 training dialogues / 16
 COLLAPSE_THRESHOLD = 0.01  # nats per token: below this the posterior carries (almost) nothing about the reply
+HRED_RUNS = {"HRED": {}, "HRED, last utterance only": {"last_turn_only": True}}
+ANNEALING_EPOCHS = 10
+ANNEALING = {"kl_annealing_steps": ANNEALING_EPOCHS * STEPS_PER_EPOCH, "word_dropout": 0.25}
+BOW = {"bow_weight": 1.0}
+FREE_BITS = {"free_bits": 0.25}  # nats per latent dimension (8 of them: 2 nats per reply)
+SHIPPED_RUN = "VHRED + bag-of-words & free bits (shipped)"
 VHRED_RUNS = {
-    "VHRED, no annealing": {},
-    "VHRED, KL annealing": {"kl_annealing_steps": ANNEALING_EPOCHS * STEPS_PER_EPOCH},
+    "VHRED plain": {},
+    "VHRED + KL annealing & word dropout": ANNEALING,
+    "VHRED + bag-of-words loss": BOW,
+    "VHRED + free bits": FREE_BITS,
+    "VHRED + annealing, word dropout & bag-of-words": {**ANNEALING, **BOW},
+    SHIPPED_RUN: SHIPPED_VHRED,
 }
+assert SHIPPED_VHRED == {**BOW, **FREE_BITS}, "the shipped VHRED is the last run's combination"
 OUT = pathlib.Path(__file__).resolve().parents[1] / "elmo_keras" / "data" / "dialogue_experiments.json"
 
 
-def mean_diversity(replies_of, contexts, references) -> dict:
-    """``diversity`` of ``replies_of(history)`` averaged over the contexts."""
+def mean_scores(replies_of, contexts, references) -> dict:
+    """``diversity`` of ``replies_of(history)`` (with ``valid`` / ``coverage``) averaged over the contexts."""
     scores = [diversity(replies_of(history), references[text]) for text, history in contexts]
     return {name: float(np.mean([s[name] for s in scores])) for name in scores[0]}
 
 
-def run_seed(seed: int, contexts, references) -> dict:
-    """Every model and decoding method for one seed: ``{method: {metric: value}}`` and the KL curves."""
-    results, curves = {}, {}
-    hred = train_dialogue_model("hred", seed=seed, **TRAINING)
-    print(f"  seed {seed} HRED trained", flush=True)
-    scores = evaluate_dialogue_model(hred)
-    likelihood = {"nll_per_token": scores["nll_per_token"], "perplexity": scores["perplexity"]}
-    results["HRED greedy"] = {**likelihood, **mean_diversity(
-        lambda h: [greedy_response(hred, h).text] * NUM_SAMPLES, contexts, references)}
-    results[f"HRED beam (k={BEAM_SIZE}, best)"] = mean_diversity(
-        lambda h: [beam_responses(hred, h, BEAM_SIZE)[0].text] * NUM_SAMPLES, contexts, references)
-    results["HRED sampling (T=1)"] = mean_diversity(
-        lambda h: [r.text for r in sampled_responses(hred, h, NUM_SAMPLES, seed=seed)], contexts, references)
+def run_seed(seed: int, contexts, references, only=None) -> dict:
+    """Every model of one seed (``only``: just those VHRED runs): ``{"results": {run: {metric: value}},
+    "kl_curves": {run: [per epoch]}, ...}``."""
+    results, curves, reconstruction, optimizer = {}, {}, {}, None
+    for name, settings in ({} if only else HRED_RUNS).items():
+        hred = train_dialogue_model("hred", seed=seed, **TRAINING, **settings)
+        optimizer = type(hred.optimizer).__name__
+        scores = evaluate_dialogue_model(hred)
+        results[f"{name}: greedy"] = {
+            "nll_per_token": scores["nll_per_token"], "perplexity": scores["perplexity"],
+            **mean_scores(lambda h, model=hred: [greedy_response(model, h).text], contexts, references)}
+        if not settings:
+            results[f"{name}: sampling (T=1)"] = mean_scores(
+                lambda h, model=hred: [r.text for r in sampled_responses(model, h, NUM_SAMPLES, seed=seed)],
+                contexts, references)
+        print(f"  seed {seed} {name}: valid {results[f'{name}: greedy']['valid']:.2f}", flush=True)
     for name, settings in VHRED_RUNS.items():
+        if only and name not in only:
+            continue
         vhred = train_dialogue_model("vhred", seed=seed, **TRAINING, **settings)
+        optimizer = type(vhred.optimizer).__name__
         scores = evaluate_dialogue_model(vhred, seed=seed)
         results[f"{name}: z samples"] = {
-            **{k: scores[k] for k in ("elbo_per_token", "reconstruction_per_token", "kl_per_token",
-                                      "prior_mean_nll_per_token", "perplexity")},
-            **mean_diversity(lambda h, model=vhred: [r.text for r in latent_responses(model, h, NUM_SAMPLES, seed)],
-                             contexts, references)}
-        curves[name] = vhred.training_summary["history"]["kl_per_token"]
-        print(f"  seed {seed} {name}: final training KL/token {curves[name][-1]:.4f}", flush=True)
-    return {"results": results, "kl_curves": curves}
+            "elbo_per_token": scores["elbo_per_token"], "reconstruction_per_token": scores["reconstruction_per_token"],
+            "kl_per_token": scores["kl_per_token"], "prior_mean_nll_per_token": scores["prior_mean_nll_per_token"],
+            "elbo_perplexity": scores["perplexity"],
+            **mean_scores(lambda h, model=vhred: [r.text for r in latent_responses(model, h, NUM_SAMPLES, seed)],
+                          contexts, references)}
+        history = vhred.training_summary["history"]
+        curves[name], reconstruction[name] = history["kl_per_token"], history["reconstruction_per_token"]
+        row = results[f"{name}: z samples"]
+        print(f"  seed {seed} {name}: final training KL/token {curves[name][-1]:.3f}, valid {row['valid']:.2f}, "
+              f"coverage {row['coverage']:.2f}", flush=True)
+    return {"results": results, "kl_curves": curves, "reconstruction_curves": reconstruction, "optimizer": optimizer}
 
 
 def summarize(runs) -> dict:
     """``{method: {metric: {"mean", "std"}}}`` over the seeds."""
-    summary = {}
-    for method in runs[0]["results"]:
-        metrics = runs[0]["results"][method]
-        summary[method] = {
-            metric: {"mean": float(np.mean(values)), "std": float(np.std(values))}
-            for metric in metrics
-            for values in [[run["results"][method][metric] for run in runs]]
-        }
-    return summary
+    return {method: {metric: {"mean": float(np.mean(values)), "std": float(np.std(values))}
+                     for metric in metrics for values in [[run["results"][method][metric] for run in runs]]}
+            for method, metrics in runs[0]["results"].items()}
 
 
-def conclusion(summary, kl_curves) -> str:
-    """The finding in words, computed from the numbers (so it stays true when the experiment is rerun)."""
-    lines = []
-    for name, curve in kl_curves.items():
-        below = [epoch for epoch, value in enumerate(curve["mean"], start=1) if value < COLLAPSE_THRESHOLD]
-        when = f"below {COLLAPSE_THRESHOLD} from epoch {below[0]}" if below else f"never below {COLLAPSE_THRESHOLD}"
-        lines.append(f"{name}: KL per token {curve['mean'][0]:.4f} after epoch 1, {curve['mean'][-1]:.4f} at the end "
-                     f"({when}).")
-    collapsed = [name for name, curve in kl_curves.items() if curve["mean"][-1] < COLLAPSE_THRESHOLD]
-    z_unique = {name: summary[f"{name}: z samples"]["unique"]["mean"] for name in kl_curves}
-    if len(collapsed) == len(kl_curves):
-        verdict = (f"**KL collapse happens here, with and without annealing**: by the end the posterior carries less "
-                   f"than {COLLAPSE_THRESHOLD} nats per token about the reply, so z is (almost) ignored and different "
-                   "z samples mostly decode to the same reply (share of distinct replies among the "
-                   f"{NUM_SAMPLES} z samples: " + ", ".join(f"{n}: {u:.2f}" for n, u in z_unique.items()) + "). "
-                   "The toy decoder can model the 3–4 plausible replies of a context with its own word-level "
-                   "distribution, so z buys nothing the KL does not cost.")
-    elif collapsed:
-        verdict = (f"KL collapse (final KL < {COLLAPSE_THRESHOLD} nats/token) in: {', '.join(collapsed)}; "
-                   "not in the others.")
-    else:
-        verdict = "No VHRED variant collapses: z keeps information about the reply."
-    beam = f"HRED beam (k={BEAM_SIZE}, best)"
-    valid = {method: metrics["valid"]["mean"] for method, metrics in summary.items() if method != beam}
-    poor = [method for method, value in valid.items() if value < 0.5]
-    quality = ("**Reply quality**: share of generated replies that are a plausible reply of their held-out context — "
-               + ", ".join(f"{method}: {value:.2f}" for method, value in valid.items()) + ". "
-               + (f"Below one half ({', '.join(poor)}): after {TRAINING['epochs']} epochs those models mostly miss "
-                  "the topic set two turns back (not measured why; the std over seeds shows which seeds did)." if poor
-                  else "Every model mostly uses the topic set turns back."))
-    return "\n\n".join(["**KL per token while training** (mean over seeds): " + " ".join(lines), verdict, quality])
-
-
-def main() -> None:
-    started = time.perf_counter()
-    references = dialogue_references("heldout")
-    contexts = contexts_for(references)[:NUM_DIVERSITY_CONTEXTS]
-    runs = []
-    for seed in SEEDS:
-        print(f"seed {seed}", flush=True)
-        runs.append(run_seed(seed, contexts, references))
-    kl_curves = {name: {"mean": np.mean([run["kl_curves"][name] for run in runs], axis=0).tolist(),
-                        "std": np.std([run["kl_curves"][name] for run in runs], axis=0).tolist()}
-                 for name in VHRED_RUNS}
-    summary = summarize(runs)
-    result = {
-        "seeds": list(SEEDS), "num_contexts": len(references), "num_diversity_contexts": len(contexts),
-        "num_samples": NUM_SAMPLES,
-        "training": TRAINING, "annealing_epochs": ANNEALING_EPOCHS,
-        "summary": summary, "kl_curves": kl_curves, "runs": [run["results"] for run in runs],
-        "conclusion": conclusion(summary, kl_curves),
-        "minutes": (time.perf_counter() - started) / 60,
-    }
-    OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(result["conclusion"])
-    print(f"wrote {OUT} in {result['minutes']:.1f} minutes")
+def curve_stats(runs, key: str) -> dict:
+    """``{run: {"mean": [per epoch], "std": [per epoch]}}`` of one per-epoch curve over the seeds."""
+    return {name: {"mean": np.mean([run[key][name] for run in runs], axis=0).tolist(),
+                   "std": np.std([run[key][name] for run in runs], axis=0).tolist()} for name in runs[0][key]}
 
 
 def contexts_for(references) -> list:
     """``[(context text, history ids)]`` of the held-out contexts, encoded with the toy corpus's vocabulary."""
     vocabulary = dialogue_vocabulary(dialogue_examples("all"))
     return [(text, encode_history(split_turns(text), vocabulary)[0]) for text in references]
+
+
+def seed_run(seed: int, only=None) -> dict:
+    references = dialogue_references("heldout")
+    return run_seed(seed, contexts_for(references), references, only)
+
+
+def parallel_runs(jobs: int, only=None) -> list:
+    """Each seed in its own process (``--seed``), ``jobs`` at a time; their results in ``SEEDS`` order."""
+    with tempfile.TemporaryDirectory() as scratch:
+        paths = [pathlib.Path(scratch) / f"seed{seed}.json" for seed in SEEDS]
+        pending = list(zip(SEEDS, paths))
+        running = []
+        while pending or running:
+            while pending and len(running) < jobs:
+                seed, path = pending.pop(0)
+                running.append(subprocess.Popen([sys.executable, __file__, "--seed", str(seed), "--part", str(path),
+                                                 *(["--only", *only] if only else [])]))
+            running[0].wait()
+            if running[0].returncode:
+                raise SystemExit(f"a seed's run failed (exit {running[0].returncode})")
+            running.pop(0)
+        return [json.loads(path.read_text(encoding="utf-8")) for path in paths]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=1, help="seeds trained at once, each in its own process")
+    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # one seed's run, for --jobs
+    parser.add_argument("--part", type=pathlib.Path, help=argparse.SUPPRESS)
+    parser.add_argument("--only", nargs="+", choices=list(VHRED_RUNS), metavar="RUN",
+                        help="rerun only these VHRED runs and replace them in the existing file")
+    arguments = parser.parse_args()
+    if arguments.seed is not None:
+        arguments.part.write_text(json.dumps(seed_run(arguments.seed, arguments.only)), encoding="utf-8")
+        return
+    started = time.perf_counter()
+    only = arguments.only
+    runs = (parallel_runs(arguments.jobs, only) if arguments.jobs > 1
+            else [seed_run(seed, only) for seed in SEEDS])
+    if only:
+        replace_runs(runs, (time.perf_counter() - started) / 60)
+        return
+    result = {
+        "seeds": list(SEEDS), "num_contexts": len(dialogue_references("heldout")), "num_samples": NUM_SAMPLES,
+        "training": TRAINING, "annealing_epochs": ANNEALING_EPOCHS, "collapse_threshold": COLLAPSE_THRESHOLD,
+        "hred_runs": HRED_RUNS, "vhred_runs": VHRED_RUNS, "shipped_vhred": SHIPPED_RUN,
+        "summary": summarize(runs), "kl_curves": curve_stats(runs, "kl_curves"),
+        "reconstruction_curves": curve_stats(runs, "reconstruction_curves"),
+        "runs": [run["results"] for run in runs],
+        "minutes": (time.perf_counter() - started) / 60, "machine": cpu_name(),
+        "provenance": experiment_provenance(optimizer=runs[0]["optimizer"]),
+    }
+    OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {OUT} in {result['minutes']:.1f} minutes")
+
+
+def replace_runs(runs, minutes: float) -> None:
+    """Put the rerun VHRED runs of ``runs`` into the existing file in ``VHRED_RUNS`` order (the other runs kept)."""
+    result = json.loads(OUT.read_text(encoding="utf-8"))
+    keep = [f"{name}: z samples" for name in VHRED_RUNS]
+    for index, run in enumerate(runs):
+        merged = {**result["runs"][index], **run["results"]}
+        result["runs"][index] = {m: merged[m] for m in merged if not m.startswith("VHRED") or m in keep}
+        result["runs"][index] = {**{m: v for m, v in result["runs"][index].items() if not m.startswith("VHRED")},
+                                 **{m: result["runs"][index][m] for m in keep if m in result["runs"][index]}}
+    result["summary"] = summarize([{"results": results} for results in result["runs"]])
+    for key in ("kl_curves", "reconstruction_curves"):
+        merged = {**result[key], **curve_stats(runs, key)}
+        result[key] = {name: merged[name] for name in VHRED_RUNS if name in merged}
+    result.update(vhred_runs=VHRED_RUNS, shipped_vhred=SHIPPED_RUN, minutes=result["minutes"] + minutes,
+                  provenance=experiment_provenance(optimizer=runs[0]["optimizer"]))
+    OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"replaced {len(runs[0]['results'])} runs in {OUT} in {minutes:.1f} minutes")
 
 
 if __name__ == "__main__":

@@ -21,18 +21,17 @@ backward ones) and writes every number to ``--output`` (JSON).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import os
 import pathlib
-import platform
 import statistics
 import time
 
 from elmo_keras._quiet import keras
 from elmo_keras.data.polysemy import polysemy_sentences
 from elmo_keras.models.bilm.training import train_bilm
+from elmo_keras.models.provenance import cpu_name, experiment_provenance
 from elmo_keras.pretrained.fine_tuning import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_LEARNING_RATE,
@@ -44,15 +43,6 @@ from elmo_keras.text.vocabulary import Vocabulary
 
 FIXTURE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "elmo_bilm_tf"
 CONDITIONS = ("softmax only", "fine-tune, softmax first", "fine-tune, all at once", "from scratch")
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else what ``platform`` knows."""
-    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
-        for line in cpuinfo:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
 
 
 def heldout_perplexity(scores: dict) -> float:
@@ -111,7 +101,8 @@ def main(argv=None) -> dict:
         print(f"| {condition} | {row['mean']:.1f} ± {row['std']:.1f} |")
     result = {"epochs": args.epochs, "softmax_epochs": args.softmax_epochs, "seeds": args.seeds,
               "backend": keras.backend.backend(), "cpu": cpu_name(), "cpu_count": os.cpu_count(),
-              "heldout_unigram_perplexity": unigram, "table": table, "runs": runs}
+              "heldout_unigram_perplexity": unigram, "table": table, "runs": runs,
+              "provenance": experiment_provenance()}
     args.output.write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(f"wrote {args.output}")
     return result

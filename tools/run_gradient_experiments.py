@@ -29,6 +29,7 @@ from elmo_keras.analysis.gradient_study.models import RecurrentClassifier  # noq
 from elmo_keras.analysis.gradient_study.results import MEASURE_BATCH, MEASURE_SEED, by_distance, cell_path_gain  # noqa: E402
 from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, remember_first_batch, train_remember_first  # noqa: E402
 from elmo_keras.explorer.gradients.service import FIRST_USE_SETTINGS  # noqa: E402
+from elmo_keras.models.provenance import experiment_provenance  # noqa: E402
 
 OUT = REPO / "elmo_keras" / "data" / "gradient_experiments.json"
 
@@ -42,7 +43,8 @@ def measure(model, batch, far) -> dict:
     return row
 
 
-def run(seed: int) -> list[dict]:
+def run(seed: int) -> tuple[list[dict], str]:
+    """The seed's two rows, and the class name of the optimizer the models trained with."""
     settings = dataclasses.replace(FIRST_USE_SETTINGS, seed=seed)
     batch = remember_first_batch(MEASURE_BATCH, settings.length, seed=MEASURE_SEED)
     rows = []
@@ -58,7 +60,7 @@ def run(seed: int) -> list[dict]:
                **{f"{key} trained": value for key, value in trained.items()}}
         print(row, flush=True)
         rows.append(row)
-    return rows
+    return rows, type(model.optimizer).__name__
 
 
 def main() -> None:
@@ -66,10 +68,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=pathlib.Path, default=OUT)
     args = parser.parse_args()
-    rows = [row for seed in args.seeds for row in run(seed)]
+    runs = [run(seed) for seed in args.seeds]
+    rows = [row for seed_rows, _ in runs for row in seed_rows]
     table = pd.DataFrame(rows).drop(columns="seed").groupby("model", sort=False).agg(["mean", "std"])
     print(table.T.to_string())
-    args.out.write_text(json.dumps({"settings": dataclasses.asdict(FIRST_USE_SETTINGS), "runs": rows}, indent=1) + "\n")
+    # the study compiles its own keras.optimizers.Adam (analysis.gradient_study.task), not the trainer skeleton's
+    results = {"settings": dataclasses.asdict(FIRST_USE_SETTINGS), "runs": rows,
+               "provenance": experiment_provenance(optimizer=runs[-1][1])}
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ Usage::
     python tools/run_tagging_experiments.py [--seeds 0 1 2 3 4] [--out elmo_keras/data/tagging_experiments.json]
 
 Prints one line per training run, then the mean ± std tables. Deterministic for the same seeds on the same
-machine (the CPU is recorded in the file).
+machine (the CPU is recorded in the file, with the package version, optimizer and backend that made it:
+``models.provenance``).
 """
 
 from __future__ import annotations
@@ -21,17 +22,8 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from elmo_keras.explorer.tagging.service import experiment_tables  # noqa: E402
+from elmo_keras.models.provenance import cpu_name, experiment_provenance  # noqa: E402
 from elmo_keras.tagging.experiments import RESULTS_FILE, SEEDS, run_all  # noqa: E402
-
-
-def cpu_name() -> str:
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def main() -> None:
@@ -44,6 +36,7 @@ def main() -> None:
                                                                  flush=True))
     results["machine"] = cpu_name()
     results["seconds"] = round(time.perf_counter() - started)
+    results["provenance"] = experiment_provenance()
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     for name, table in experiment_tables(results).items():
         print(f"\n{name}\n{table.round(3).to_string(index=False)}")

@@ -4,13 +4,13 @@ Usage::
 
     python tools/screenshot_app.py [--port 8599] [--out screenshots] [--models-dir DIR] [--timeout 900]
 
-Starts ``streamlit run app.py --server.headless true --server.port PORT`` (with ``ELMO_KERAS_MODELS_DIR`` set
-when ``--models-dir`` is given), waits for the server, then for each page waits until the app has stopped
-running and its Plotly charts are drawn, and saves ``OUT/NN_<page>.png``. Chromium is started before the app,
-as a user's browser is already running. It prints the seconds from server
-start to the first page's charts (cold: includes first-launch training when the models directory is empty)
-and from a reload to the charts (warm), and every error or warning box it finds. Exit status 1 if a page
-shows an exception or an error box.
+Starts ``python -m elmo_keras explore --server.headless true --server.port PORT`` (the explorer shipped in the
+package, with ``ELMO_KERAS_MODELS_DIR`` set when ``--models-dir`` is given), waits for the server, then for each
+page waits until the app has stopped running and its Plotly charts are drawn, and saves ``OUT/NN_<page>.png``.
+Chromium is started before the app, as a user's browser is already running. It prints the seconds from server start
+to the first page's charts (cold: includes first-launch training when the models directory is empty) and from a
+reload to the charts (warm), and every error or warning box it finds. Exit status 1 if a page shows an exception or
+an error box.
 
 Needs Playwright's Python package and a Chromium binary (``/usr/bin/chromium`` by default; Debian:
 ``apt-get install chromium``). Not run in CI, not a project dependency.
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
     env = dict(os.environ)
     if args.models_dir:
         env["ELMO_KERAS_MODELS_DIR"] = args.models_dir
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+    command = [sys.executable, "-m", "elmo_keras", "explore", "--server.headless", "true",
                "--server.port", str(args.port), "--browser.gatherUsageStats", "false"]
     log = open(out / "streamlit.log", "w", encoding="utf-8")
     problems = 0

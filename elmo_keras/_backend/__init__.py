@@ -12,8 +12,10 @@ By concern (each module imports only the engine in use, inside its functions: th
 - ``execution``: which engine runs (``backend_name``, ``engine_version``); ``scan_time``, the symbolic loop over
   time steps (``tf.while_loop`` on TensorFlow, a Python loop on eager JAX, ``keras.ops.scan`` elsewhere);
   ``compile_function`` (XLA or ``jax.jit``, the weights read at every call), ``compile_for_inference`` and
-  ``compiles_per_shape`` (the embedder's graph / XLA / eager modes), ``id_graph_function`` (the seq2seq's
-  scoring as one graph for every shape), ``is_eager`` (whether a tensor holds values).
+  ``compiles_per_shape`` (the embedder's graph / XLA / eager modes), ``has_xla_inference`` (whether
+  ``execution="auto"`` chooses between graph and XLA), ``id_graph_function`` (the seq2seq's
+  scoring as one graph for every shape), ``is_eager`` (whether a tensor holds values), ``check_onnx_export_backend``
+  (ONNX export of any batch and length: TensorFlow).
 - ``training_steps``: ``fit_jit_compile`` (``Model.compile(jit_compile=…)`` for a fast step), ``loss_and_gradients``
   (a stateful ``train_step``'s gradient: TensorFlow's tape, PyTorch's autograd), ``uses_stateless_steps`` with
   JAX's stateless ``branch_train_step`` / ``branch_test_step`` (the taggers' one-task-per-batch steps),
@@ -30,7 +32,11 @@ By concern (each module imports only the engine in use, inside its functions: th
 - ``sparse_rows``: ``touched_slices`` (on TensorFlow, a gradient cut down to ``IndexedSlices`` of the rows it
   touched, a repeated row summed) and ``update_touched_rows`` (an optimizer update of those rows, in place on
   TensorFlow and PyTorch; ``models.sparse_optimizers``).
-- ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement).
+- ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement),
+  ``has_native_bfloat16_inference`` (``models.bilm.inference_precision``'s rule), ``fused_elementwise`` (XLA-fused
+  elementwise steps between the bfloat16 inference loop's matmuls).
+- ``strings``: ``utf8_bytes`` (token strings as bytes: inside the graph on TensorFlow, in
+  Python elsewhere; ``layers.ElmoCharacterIds``).
 
 The package imports none of its modules (``elmo_keras._lazy``): each name is imported on first use.
 """
@@ -40,8 +46,9 @@ from typing import TYPE_CHECKING
 from elmo_keras._lazy import lazy_exports
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "elmo_keras._backend.execution": ["backend_name", "compile_for_inference", "compile_function", "compiles_per_shape",
-                                      "engine_version", "id_graph_function", "is_eager", "scan_time"],
+    "elmo_keras._backend.execution": ["backend_name", "check_onnx_export_backend", "compile_for_inference",
+                                      "compile_function", "compiles_per_shape", "engine_version", "has_xla_inference",
+                                      "id_graph_function", "is_eager", "scan_time"],
     "elmo_keras._backend.training_steps": ["branch_test_step", "branch_train_step", "dense_gradients",
                                            "fit_jit_compile", "input_gradients", "loss_and_gradients",
                                            "uses_stateless_steps"],
@@ -52,7 +59,9 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                          "split_cpu_devices", "sum_over_replicas"],
     "elmo_keras._backend.rng": ["global_random_state", "set_global_random_state"],
     "elmo_keras._backend.sparse_rows": ["touched_slices", "update_touched_rows"],
-    "elmo_keras._backend.precision": ["has_native_bfloat16", "time_training_steps"],
+    "elmo_keras._backend.precision": ["fused_elementwise", "has_native_bfloat16", "has_native_bfloat16_inference",
+                                      "time_training_steps"],
+    "elmo_keras._backend.strings": ["utf8_bytes"],
 })
 
 if TYPE_CHECKING:  # what static tools and IDEs see
@@ -75,17 +84,25 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     )
     from elmo_keras._backend.execution import (
         backend_name,
+        check_onnx_export_backend,
         compile_for_inference,
         compile_function,
         compiles_per_shape,
         engine_version,
+        has_xla_inference,
         id_graph_function,
         is_eager,
         scan_time,
     )
-    from elmo_keras._backend.precision import has_native_bfloat16, time_training_steps
+    from elmo_keras._backend.precision import (
+        fused_elementwise,
+        has_native_bfloat16,
+        has_native_bfloat16_inference,
+        time_training_steps,
+    )
     from elmo_keras._backend.rng import global_random_state, set_global_random_state
     from elmo_keras._backend.sparse_rows import touched_slices, update_touched_rows
+    from elmo_keras._backend.strings import utf8_bytes
     from elmo_keras._backend.training_steps import (
         branch_test_step,
         branch_train_step,
@@ -97,11 +114,12 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     )
 
 __all__ = [
-    "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step", "check_strategy_backend",
-    "compile_for_inference", "compile_function", "compiles_per_shape", "dense_gradients", "engine_version",
-    "fit_jit_compile", "gathered_batches", "generated_batches", "global_random_state", "has_native_bfloat16",
+    "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step", "check_onnx_export_backend",
+    "check_strategy_backend", "compile_for_inference", "compile_function", "compiles_per_shape", "dense_gradients",
+    "engine_version", "fit_jit_compile", "fused_elementwise", "gathered_batches", "generated_batches",
+    "global_random_state", "has_native_bfloat16", "has_native_bfloat16_inference", "has_xla_inference",
     "id_graph_function", "input_gradients", "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients",
     "mirrored_replica_count", "mirrored_strategy", "padded_time", "replicated_inference", "scan_time",
     "set_global_random_state", "split_cpu_devices", "sum_over_replicas", "time_training_steps", "touched_slices",
-    "trains_from_tf_data", "update_touched_rows", "uses_stateless_steps",
+    "trains_from_tf_data", "update_touched_rows", "uses_stateless_steps", "utf8_bytes",
 ]

@@ -8,8 +8,10 @@
   compile its body at every call); elsewhere ``keras.ops.scan``.
 - ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit`` (the weights passed in at every
   call, not baked in); eager elsewhere.
-- ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``.
+- ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``;
+  ``has_xla_inference`` (whether ``"auto"`` has two paths to choose from).
 - ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
+- ``check_onnx_export_backend``: whether this backend can export an ONNX graph of any batch and length.
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
 """
 
@@ -142,6 +144,13 @@ def compiles_per_shape(execution: str) -> bool:
     return execution == "xla" or (execution != "eager" and keras.backend.backend() == "jax")
 
 
+def has_xla_inference() -> bool:
+    """Whether inference has a path compiled per input shape (XLA) besides one traced once for every shape, so that
+    choosing between them (``execution="auto"``) means something: TensorFlow. JAX compiles every path per shape,
+    PyTorch runs every path eagerly."""
+    return keras.backend.backend() == "tensorflow"
+
+
 def compile_for_inference(fn: Callable, execution: str, input_shape: tuple, variables=()) -> Callable:
     """``fn`` as a TensorFlow graph, or ``jax.jit``-compiled on JAX (PyTorch runs ``fn`` as is).
 
@@ -180,6 +189,19 @@ def id_graph_function(fn: Callable, num_inputs: int) -> Callable:
 
     spec = tf.TensorSpec((None, None), tf.int32)
     return tf.function(fn, input_signature=[spec] * num_inputs, autograph=False)
+
+
+def check_onnx_export_backend() -> None:
+    """Raise ``ValueError`` unless this backend exports a model to ONNX with symbolic batch and time.
+
+    TensorFlow does (``keras.Model.export(format="onnx")`` hands one traced graph, its time loops ``while`` loops, to
+    tf2onnx). PyTorch's exporter fixes every shape (Keras passes no dynamic axes and its time loop is unrolled when
+    traced) and has no ONNX op for ``take_along_dim``; on JAX Keras needs the ``jax2onnx`` package.
+    """
+    backend = keras.backend.backend()
+    if backend != "tensorflow":
+        raise ValueError(f"ONNX export needs the tensorflow backend, this process runs {backend!r} (set "
+                         "KERAS_BACKEND=tensorflow before Keras is imported; the .onnx file then runs anywhere)")
 
 
 def is_eager(tensor) -> bool:

@@ -1,9 +1,11 @@
 """``training_precision="auto"``'s TensorFlow side (``models.bilm.precision`` decides): whether bfloat16 can pay off on
-this CPU, and the timing of a training computation in each precision.
+this CPU, and the timing of a training computation in each precision; whether inference's ``precision="auto"`` may
+choose bfloat16 here (``models.bilm.inference_precision``), and the fused elementwise steps its loop runs.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable
 
@@ -30,6 +32,34 @@ def has_native_bfloat16(cpuinfo_path: str = "/proc/cpuinfo") -> bool:
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def has_native_bfloat16_inference() -> bool:
+    """True where TensorFlow runs inference on the CPU (no GPU visible) and the CPU has native bfloat16
+    (``has_native_bfloat16``): where ``ElmoEmbedder(precision="auto")`` may choose bfloat16 matmuls. A GPU is not
+    counted: the bfloat16 path is measured on CPUs only (``benchmarks/bf16_inference.py``)."""
+    if not has_native_bfloat16():
+        return False
+    import tensorflow as tf  # here: has_native_bfloat16 is True on the TensorFlow backend only
+
+    return not tf.config.list_logical_devices("GPU")
+
+
+@functools.cache
+def fused_elementwise(fn: Callable) -> Callable:
+    """``fn`` (elementwise ops only) compiled by XLA into fused loops on TensorFlow, else ``fn`` itself.
+
+    For the elementwise work between the bfloat16 matmuls of the inference loop (``recurrence.cell_math.lstm_step``):
+    run op by op, each op and each float32/bfloat16 cast makes a pass over memory, which costs as much per step as
+    bfloat16 saves in the matmuls; fused, it is one pass. The matmuls stay outside, with oneDNN (XLA's CPU dots do
+    not use bfloat16 instructions). On JAX a compiled loop is fused whole already; PyTorch runs ops one by one.
+    Compiled once per input shape (a few milliseconds: elementwise only); one compiled function per ``fn``.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return fn
+    import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
+
+    return tf.function(fn, jit_compile=True, autograph=False)
 
 
 def time_training_steps(build: Callable, precisions: Iterable[str], ids: np.ndarray, targets: np.ndarray,

@@ -1,4 +1,5 @@
-"""Per-layer vectors of chosen words, embedded statelessly (through ``models.bilm.inference.embed_token_lists``)."""
+"""Per-layer vectors of chosen words, embedded statelessly (through ``models.bilm.inference.embed_token_lists``, each
+job planned by ``models.bilm.inference_plan``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from elmo_keras.models.bilm.inference import embed_token_lists
+from elmo_keras.models.bilm.inference_plan import AUTO, ExecutionPlan, check_execution, steps_per_batch, window_batches
+from elmo_keras.models.bilm.inference_precision import execution_with, inference_matmul_dtype
 from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.text.batching import sentence_ids
 from elmo_keras.text.vocabulary import UNK_ID
@@ -15,28 +18,41 @@ DEFAULT_BATCH_SIZE = 64
 
 
 def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[str]],
-                         batch_size: int = DEFAULT_BATCH_SIZE):
+                         batch_size: int = DEFAULT_BATCH_SIZE, execution: str = AUTO, precision: str = AUTO):
     """Every layer's activations for each sentence, boundaries removed, embedded without state.
 
     Args:
         model: a ``BiLanguageModel`` carrying its ``vocabulary``.
         sentences: token lists, without boundary tokens.
         batch_size: int, sentences per biLM call. Defaults to 64.
+        execution: ``"auto"``, ``"graph"``, ``"xla"`` or ``"eager"`` (``models.bilm.inference_plan``: ``"auto"``
+            compiles only where the sentences' work repays it, never for a few sentences). Defaults to ``"auto"``.
+        precision: ``"auto"``, ``"float32"`` or ``"bfloat16"`` (``models.bilm.inference_precision``: ``"auto"`` is
+            float32 but for models of ELMo's published sizes on a CPU with native bfloat16). Defaults to ``"auto"``.
 
     Returns:
         A list with one float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
 
     Raises:
         TypeError: a sentence is a str (not a token list) or holds a non-str token.
-        ValueError: the model has no vocabulary, or a sentence is empty.
+        ValueError: the model has no vocabulary, a sentence is empty, or an unknown ``execution`` or ``precision``.
     """
     if model.vocabulary is None:
         raise ValueError("the model has no vocabulary: load it with load_bilm or train it with train_bilm")
+    check_execution(execution)
+    matmul_dtype = inference_matmul_dtype(model.bilm, precision)
+    execution = execution_with(execution, matmul_dtype)
     sentences = _token_lists(sentences)
     ids = sentence_ids(model.token_input, model.vocabulary)
+    lengths = [len(sentence) for sentence in sentences]
+    batches = window_batches(lengths, batch_size, sort=False)  # in order: the job is known, no need to sort
+    plan = ExecutionPlan(model.bilm, execution, batch_size)
+    plan.add(steps_per_batch(lengths, batches))
     results = []
-    for start in range(0, len(sentences), batch_size):
-        results += embed_token_lists(model.bilm, ids, sentences[start : start + batch_size])
+    for batch in batches:
+        run = plan.run_for(max(lengths[i] for i in batch) + 2)
+        results += embed_token_lists(model.bilm, ids, [sentences[i] for i in batch], run.execution, run.time_bucket,
+                                     rows=run.rows, matmul_dtype=matmul_dtype)
     return results
 
 
@@ -52,6 +68,8 @@ def layer_embeddings(
     positions: Sequence[int],
     batch_size: int = DEFAULT_BATCH_SIZE,
     allow_unknown: bool = False,
+    execution: str = AUTO,
+    precision: str = AUTO,
 ) -> np.ndarray:
     """Every layer's vector for the word at ``positions[i]`` of ``sentences[i]``.
 
@@ -65,6 +83,8 @@ def layer_embeddings(
         batch_size: int, sentences per biLM call. Defaults to 64.
         allow_unknown: bool, embed a word a word-level model does not know (it reads ``<unk>``) instead of
             raising. Defaults to False.
+        execution: as for ``sentence_activations``. Defaults to ``"auto"`` (the graph for a few sentences).
+        precision: as for ``sentence_activations``. Defaults to ``"auto"``.
 
     Returns:
         float32 `(num_layers, len(sentences), 2 * dim)`.
@@ -90,7 +110,7 @@ def layer_embeddings(
                 "model was trained on, or train a character-level model (token_input='char'); allow_unknown=True "
                 "embeds it anyway"
             )
-    activations = sentence_activations(model, sentences, batch_size)
+    activations = sentence_activations(model, sentences, batch_size, execution, precision)
     return np.stack([a[:, int(p)] for a, p in zip(activations, positions)], axis=1).astype(np.float32)
 
 

@@ -10,6 +10,8 @@ Commands:
     merge-shards   join the N outputs of ``embed --shard`` into the one-process output, checked complete.
     train   train a biLM (the built-in polysemy corpus, a text file, or streamed shards: a glob, .gz) and save a
             model directory; checkpoints, resuming, sampled softmax and data-parallel training are options.
+    explore start the explorer (``streamlit run`` on the frame shipped in the package); options after it go to
+            Streamlit, e.g. ``--server.port 8502``. Needs the ``app`` extra.
 """
 
 from typing import TYPE_CHECKING
@@ -19,6 +21,8 @@ from elmo_keras._lazy import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.cli.commands": ["COMMANDS", "Command", "build_parser", "main"],
     "elmo_keras.cli.embed": ["TextProgressBar", "add_embed_arguments", "check_embed_arguments", "run_embed"],
+    "elmo_keras.cli.explore": ["add_explore_arguments", "missing_app_requirements", "run_explore",
+                               "streamlit_arguments"],
     "elmo_keras.cli.merge_shards": ["add_merge_arguments", "run_merge"],
     "elmo_keras.cli.stopping": ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_TERMINATED", "Terminated",
                                 "raise_if_stopped", "stop_signals_stop_the_command"],

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from elmo_keras.cli.embed import add_embed_arguments, check_embed_arguments, run_embed
+from elmo_keras.cli.explore import add_explore_arguments, run_explore
 from elmo_keras.cli.merge_shards import add_merge_arguments, run_merge
 from elmo_keras.cli.stopping import (
     EXIT_ERROR,
@@ -23,12 +24,14 @@ from elmo_keras.cli.train import add_train_arguments, check_train_arguments, run
 @dataclass(frozen=True)
 class Command:
     """One subcommand: its help line, ``add_arguments(subparser)``, ``run(args) -> exit status`` and an optional
-    ``check(parser, args)`` that rejects bad argument combinations with ``parser.error`` before ``run``."""
+    ``check(parser, args)`` that rejects bad argument combinations with ``parser.error`` before ``run``. A command
+    that ``passes_through`` the arguments it does not know (to another program) finds them in ``args.extra``."""
 
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
     check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] | None = None  # calls parser.error
+    passes_through: bool = False
 
 
 # -- registry ---------------------------------------------------------------------------------------------------
@@ -40,6 +43,8 @@ COMMANDS: dict[str, Command] = {
                             run_merge),
     "train": Command("train a biLM and save a model directory", add_train_arguments, run_train,
                      check_train_arguments),
+    "explore": Command("start the explorer (Streamlit; options after it go to `streamlit run`)",
+                       add_explore_arguments, run_explore, passes_through=True),
 }
 
 
@@ -60,8 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     Ctrl-C and SIGTERM stop the command after its cleanup (no partial output is left), print one line and
     return ``EXIT_INTERRUPTED`` or ``EXIT_TERMINATED`` (the shells' 128 + signal number)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     command = COMMANDS[args.command]
+    if extra and not command.passes_through:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.extra = extra
     if command.check is not None:
         command.check(args.command_parser, args)
     try:

@@ -1,5 +1,7 @@
 """The ``embed`` command: a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout;
-``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``pretrained.shards``)."""
+``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``pretrained.shards``). The
+model is a released one by name (``--model small``), two files (paths or URLs, downloaded once into the cache), or a
+trained model directory."""
 
 from __future__ import annotations
 
@@ -9,6 +11,10 @@ from typing import TextIO
 
 from elmo_keras.cli.stopping import EXIT_OK, checked_progress
 from elmo_keras.limits import MAX_BATCH_SIZE
+from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
+from elmo_keras.pretrained.downloads import stderr_progress
+from elmo_keras.pretrained.model_files import local_model_files, model_file_paths
+from elmo_keras.pretrained.registry import RELEASED_MODELS, released_model
 from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, parse_shard
 
 
@@ -35,13 +41,21 @@ class TextProgressBar:
         self.stream.flush()
 
 
+EXECUTION_CHOICES = ("auto", "graph", "xla", "eager")  # models.bilm.inference_plan's, without importing Keras
+PRECISION_CHOICES = ("auto", "float32", "bfloat16")  # models.bilm.inference_precision's, without importing Keras
+STRATEGIES = ("mirrored",)  # inference splits batches across the devices of one process, on TensorFlow
+
+
 def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``embed`` command's arguments."""
     parser.add_argument("input", help="UTF-8 text file, one sentence per line (tokens separated by whitespace)")
     parser.add_argument("output", help="HDF5 file to write: one dataset per line, named by its 0-based index")
-    model = parser.add_argument_group("model (either --options and --weights, or --model-dir)")
-    model.add_argument("--options", metavar="FILE", help="original ELMo options.json")
-    model.add_argument("--weights", metavar="FILE", help="original ELMo weights (HDF5)")
+    model = parser.add_argument_group("model (one of --model, --options and --weights, or --model-dir)")
+    model.add_argument("--model", type=model_name_argument, metavar="NAME",
+                       help=f"a released ELMo by name: {', '.join(RELEASED_MODELS)} (downloaded once into "
+                            "~/.cache/elmo_keras/pretrained, or $ELMO_KERAS_PRETRAINED_DIR)")
+    model.add_argument("--options", metavar="FILE|URL", help="original ELMo options.json (a path or an http(s) URL)")
+    model.add_argument("--weights", metavar="FILE|URL", help="original ELMo weights, HDF5 (a path or an http(s) URL)")
     model.add_argument("--model-dir", metavar="DIR", help="a model directory written by the train command")
     layers = parser.add_mutually_exclusive_group()
     layers.add_argument("--all", dest="output_format", action="store_const", const="all",
@@ -54,31 +68,57 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=64, metavar="N", help="sentences per batch (default 64)")
     parser.add_argument("--stateful", action="store_true",
                         help="carry LSTM state from batch to batch like the original ELMo (default: stateless)")
-    parser.add_argument("--execution", choices=("graph", "xla", "eager"), default="graph",
-                        help="how the stateless biLM runs: one TF graph (default), XLA-compiled per shape "
-                             "(faster on long files after compiling), or eagerly")
+    parser.add_argument("--execution", choices=EXECUTION_CHOICES, default="auto",
+                        help="how the stateless biLM runs: auto (default: one TF graph, XLA for the padded lengths "
+                             "where the file's work repays the compile), graph, xla (compiled per padded shape) or "
+                             "eager")
+    parser.add_argument("--precision", choices=PRECISION_CHOICES, default="auto",
+                        help="the matmuls' precision: auto (default: bfloat16 on a CPU with native bfloat16 for "
+                             "models of ELMo's published sizes, else float32), float32, or bfloat16 (float32 "
+                             "accumulation and vectors)")
+    parser.add_argument("--strategy", choices=STRATEGIES,
+                        help="split every batch across devices: mirrored (TensorFlow) over every GPU, else every "
+                             "CPU device (see --devices); stateless, graph execution")
+    parser.add_argument("--devices", type=int, metavar="N",
+                        help="split the CPU into N logical devices for --strategy (a simulation on a machine "
+                             "without accelerators)")
     parser.add_argument("--shard", type=shard_argument, metavar="K/N",
                         help="embed only shard K of N (K = 1 … N): a contiguous block of whole sorting windows "
                              f"(--batch-size × {SORT_WINDOW_BATCHES} lines), datasets named by their line in the whole "
                              "file; join the N outputs with merge-shards (stateless only)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars (embedding, downloading)")
 
 
 def run_embed(args: argparse.Namespace) -> int:
     """Embed ``args.input`` into ``args.output``; errors propagate to ``main`` (which prints them)."""
-    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths  # Keras: heavy, not for --help
+    from elmo_keras.models.bilm.distribution import configure_cpu_devices  # Keras: heavy, not for --help
+    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths
 
-    # before loading the model: the paths exist, and the output destroys nothing that is read
-    check_embed_paths(args.input, args.output, {"the options file": args.options, "the weights file": args.weights},
+    if args.devices is not None:  # first: the backend's runtime must not have started
+        try:
+            configure_cpu_devices(args.devices)
+        except RuntimeError as error:
+            raise ValueError(f"--devices {args.devices}: {error}") from None
+    files = None if args.model_dir is not None else (args.model or args.options, args.weights)  # a name: weights None
+    # before downloading or loading the model: the paths exist, and the output destroys nothing that is read (the
+    # cached copies of URLs included)
+    options_file, weight_file = (None, None) if files is None else model_file_paths(*files)
+    check_embed_paths(args.input, args.output, {"the options file": options_file, "the weights file": weight_file},
                       {"the model directory": args.model_dir})
-    if args.model_dir is not None:
-        embedder = ElmoEmbedder.from_model_dir(args.model_dir, stateful=args.stateful, execution=args.execution)
+    if files is None:
+        embedder = ElmoEmbedder.from_model_dir(args.model_dir, stateful=args.stateful, execution=args.execution,
+                                               strategy=args.strategy, precision=args.precision)
     else:
-        embedder = ElmoEmbedder(args.options, args.weights, stateful=args.stateful, execution=args.execution)
+        options_file, weight_file = local_model_files(*files, progress=None if args.quiet else stderr_progress)
+        embedder = ElmoEmbedder(options_file, weight_file, stateful=args.stateful, execution=args.execution,
+                                strategy=args.strategy, precision=args.precision)
     progress = None if args.quiet else TextProgressBar(sys.stderr)
     count = embedder.embed_file(args.input, args.output, output_format=args.output_format,
                                 batch_size=args.batch_size, progress=checked_progress(progress), shard=args.shard)
-    print(f"wrote {count} sentences ({args.output_format}) to {args.output}{_shard_note(args, count)}", file=sys.stderr)
+    replicas = None if embedder.strategy is None else embedder.strategy.num_replicas_in_sync
+    devices = "" if replicas is None else f", each batch split across {replicas} devices"
+    print(f"wrote {count} sentences ({args.output_format}) to {args.output}{_shard_note(args, count)}{devices}",
+          file=sys.stderr)
     return EXIT_OK
 
 
@@ -101,17 +141,51 @@ def shard_argument(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def model_name_argument(text: str) -> str:
+    """``--model NAME`` → the released model's name; an unknown one is argparse's error (exit 2), listing the names."""
+    try:
+        return released_model(text).name
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Exactly one model source (``--model-dir`` or ``--options`` + ``--weights``) and a valid ``--batch-size``."""
-    files = args.options is not None or args.weights is not None
-    if args.model_dir is not None and files:
-        parser.error("use either --model-dir or --options/--weights, not both")
-    if args.model_dir is None and (args.options is None or args.weights is None):
-        parser.error("the embed command needs --options FILE and --weights FILE (or --model-dir DIR)")
+    """Exactly one model source (``--model``, ``--options`` + ``--weights`` or ``--model-dir``) and a valid
+    ``--batch-size``."""
+    sources = [name for name, given in (("--model-dir", args.model_dir is not None),
+                                        ("--options/--weights", args.options is not None or args.weights is not None),
+                                        ("--model", args.model is not None)) if given]
+    if len(sources) == 2:
+        parser.error(f"use either {sources[0]} or {sources[1]}, not both")
+    if len(sources) == 3:
+        parser.error("use only one of --model-dir, --options/--weights and --model")
+    if not sources or (sources == ["--options/--weights"] and (args.options is None or args.weights is None)):
+        parser.error("the embed command needs --options FILE and --weights FILE (paths or URLs), --model NAME, or "
+                     "--model-dir DIR")
     check_batch_size_argument(parser, args.batch_size)
     if args.shard is not None and args.stateful:
         parser.error("--shard needs stateless embedding: with --stateful a sentence's vectors depend on every batch "
                      "before it, so a shard cannot start in the middle of the file")
+    check_strategy_arguments(parser, args)
+
+
+def check_strategy_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--strategy`` with stateless graph execution, and ``--devices N`` (N ≥ 1, not absurdly many) with it."""
+    if args.strategy is not None and args.stateful:
+        parser.error("--strategy needs stateless embedding: with --stateful each batch row carries its LSTM state on "
+                     "one device")
+    if args.strategy is not None and args.execution not in ("auto", "graph"):
+        parser.error(f"--strategy splits each batch across the devices in one graph: use --execution auto or graph, "
+                     f"not {args.execution}")
+    if args.devices is not None and args.strategy is None:
+        parser.error("--devices splits the CPU for --strategy: add --strategy mirrored")
+    if args.devices is not None:
+        if args.devices < 1:
+            parser.error(f"--devices must be >= 1, received {args.devices}")
+        try:
+            check_cpu_device_count(args.devices, "--devices")
+        except ValueError as error:
+            parser.error(str(error))
 
 
 def check_batch_size_argument(parser: argparse.ArgumentParser, value: int | None) -> None:

@@ -1,11 +1,12 @@
-"""The service layer of the Streamlit explorer (``app.py`` and ``pages/``): plain functions and dataclasses.
+"""The service layer of the Streamlit explorer (its scripts: ``app/``): plain functions and dataclasses.
 
-Nothing here imports Streamlit; every function takes plain arguments and returns plain data (NumPy arrays,
-DataFrames, dataclasses), so it is tested without a browser and the pages stay "read widgets → call one
-service → render". Each page's service is a package, ``explorer/<page>/`` (``similarity``, ``projection``,
-``layer_weights``, ``decoding``, ``tagging``, ``classification``, ``dialogue``, ``gradients``), holding its
-``service``, its Plotly figures (``charts``: they need the ``app`` extra and are imported by the pages only) and,
-where it has them, a ``store`` of results kept on disk and its views.
+Nothing here but ``app/`` (the frame, the pages and their shared Streamlit code) imports Streamlit; every function
+takes plain arguments and returns plain data (NumPy arrays, DataFrames, dataclasses), so it is tested without a
+browser and the pages stay "read widgets → call one service → render". Each page's service is a package,
+``explorer/<page>/`` (``similarity``, ``projection``, ``layer_weights``, ``decoding``, ``tagging``,
+``classification``, ``dialogue``, ``gradients``), holding its ``service``, its Plotly figures (``charts``: they need
+the ``app`` extra and are imported by the pages only) and, where it has them, a ``store`` of results kept on disk
+and its views.
 
 The common core, one concept per module:
 

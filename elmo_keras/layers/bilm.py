@@ -7,6 +7,7 @@ from keras import ops
 from elmo_keras._quiet import keras
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.lstm_stack import LSTMStack, run_lstm_stacks
+from elmo_keras.layers.matmul_dtype import check_matmul_dtype
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -43,6 +44,10 @@ class BiLM(keras.layers.Layer):
     Call arguments:
         inputs: int word ids `(batch_size, time)` or character ids `(batch_size, time, 50)`, boundaries included.
         training: bool; dropout between LSTM layers only when True.
+        matmul_dtype: None, or ``"bfloat16"`` for inference: the matmuls (and a ``CharCNN``'s convolutions) run in
+            it, their kernels cast once per call and their inputs at each product, which accumulates in float32;
+            LSTM states, nonlinearities, clipping, skip connections and the activations stay in the compute dtype
+            (``layers.matmul_dtype``). A ``WordEmbedding`` is a lookup and stays as it is. Defaults to None.
 
     Returns:
         ``{"activations": num_layers + 1 tensors (batch_size, time, 2 * dim), "mask": (batch_size, time) bool}``.
@@ -140,13 +145,14 @@ class BiLM(keras.layers.Layer):
         self.forward_lstm.build(token_shape)
         self.backward_lstm.build(token_shape)
 
-    def call(self, inputs, training=None):
-        tokens, forward, backward, mask = self.directional_outputs(inputs, training=training)
+    def call(self, inputs, training=None, matmul_dtype=None):
+        tokens, forward, backward, mask = self.directional_outputs(inputs, training=training,
+                                                                   matmul_dtype=matmul_dtype)
         activations = [ops.concatenate([tokens, tokens], axis=-1)]
         activations += [ops.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
         return {"activations": activations, "mask": mask}
 
-    def directional_outputs(self, inputs, training=None):
+    def directional_outputs(self, inputs, training=None, matmul_dtype=None):
         """The pieces ``call`` concatenates: ``(tokens, forward, backward, mask)``.
 
         The language model reads its top layer from here, which spares training the gradient of slicing the
@@ -155,20 +161,25 @@ class BiLM(keras.layers.Layer):
         Args:
             inputs: as for ``call``: int `(batch, time)` word ids or `(batch, time, 50)` character ids.
             training: bool or None; dropout between LSTM layers only when True.
+            matmul_dtype: as for ``call``.
 
         Returns:
             ``tokens`` `(batch, time, dim)` (padding zeroed); ``forward`` and ``backward``: lists of
             ``num_layers`` tensors `(batch, time, dim)`; ``mask`` `(batch, time)` bool.
         """
-        tokens = self.token_encoder(inputs)  # (B, T, dim)
+        check_matmul_dtype(matmul_dtype, training)
+        narrowed = matmul_dtype is not None and isinstance(self.token_encoder, CharCNN)
+        tokens = self.token_encoder(inputs, matmul_dtype=matmul_dtype) if narrowed else self.token_encoder(inputs)
         mask = self.token_encoder.compute_mask(inputs)  # (B, T)
         keep = ops.expand_dims(ops.cast(mask, tokens.dtype), -1)
         tokens = tokens * keep
         if self.stateful:
-            forward = self.forward_lstm(tokens, mask=mask, training=training)  # L × (B, T, dim)
-            backward = self.backward_lstm(tokens, mask=mask, training=training)
+            lstm_args = dict(mask=mask, training=training, matmul_dtype=matmul_dtype)
+            forward = self.forward_lstm(tokens, **lstm_args)  # L × (B, T, dim)
+            backward = self.backward_lstm(tokens, **lstm_args)
         else:  # both directions in one loop per layer: same results, half the loop iterations
-            forward, backward = run_lstm_stacks([self.forward_lstm, self.backward_lstm], tokens, mask, training)
+            forward, backward = run_lstm_stacks([self.forward_lstm, self.backward_lstm], tokens, mask, training,
+                                                matmul_dtype)
         return tokens, forward, backward, mask
 
     def reset_states(self):

@@ -7,6 +7,7 @@ from keras import ops
 from elmo_keras._quiet import keras
 from elmo_keras.layers.highway import Highway
 from elmo_keras.layers.input_checks import check_ids
+from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for, product
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
 
@@ -35,6 +36,9 @@ class CharCNN(keras.layers.Layer):
 
     Call arguments:
         inputs: int `(batch_size, time, max_characters_per_token)` character ids (see ``batch_to_ids``).
+        matmul_dtype: None, or ``"bfloat16"`` for inference: convolutions, highway and projection products in
+            bfloat16, pooling, biases, activations and the output in the compute dtype (``layers.matmul_dtype``).
+            Defaults to None (the compute dtype).
 
     Returns:
         `(batch_size, time, projection_dim)`, with mask `(batch_size, time)`.
@@ -92,7 +96,8 @@ class CharCNN(keras.layers.Layer):
         self.highway.build((None, self.num_filters))
         self.projection.build((None, self.num_filters))
 
-    def call(self, inputs):
+    def call(self, inputs, matmul_dtype=None):
+        check_matmul_dtype(matmul_dtype)
         check_ids(
             inputs, 3, self.n_characters, f"CharCNN {self.name!r}",
             f"character ids (batch, time, {self.max_characters_per_token}) from batch_to_ids",
@@ -106,12 +111,18 @@ class CharCNN(keras.layers.Layer):
         shape = ops.shape(inputs)
         chars = ops.reshape(inputs, (-1, self.max_characters_per_token))  # (B*T, C)
         embedded = self.char_embedding(chars)  # (B*T, C, E)
+        if matmul_dtype is not None:
+            embedded = ops.cast(embedded, matmul_dtype)
         pooled = []
         for conv in self.convolutions:
-            features = ops.max(conv(embedded), axis=1)  # (B*T, count): max over character positions
+            # each conv layer's own arithmetic, with the bias added after the max over character positions (the
+            # same numbers: rounding is monotonic) on the narrower (B*T, count)
+            responses = ops.conv(embedded, kernel_for(conv.kernel, matmul_dtype, self.compute_dtype))  # (B*T, C-w+1, n)
+            features = ops.cast(ops.max(responses, axis=1), self.compute_dtype) + conv.bias  # (B*T, count)
             pooled.append(ops.relu(features) if self.activation == "relu" else ops.tanh(features))
-        tokens = self.highway(ops.concatenate(pooled, axis=-1))  # (B*T, num_filters)
-        tokens = self.projection(tokens)  # (B*T, projection_dim)
+        tokens = self.highway(ops.concatenate(pooled, axis=-1), matmul_dtype=matmul_dtype)  # (B*T, num_filters)
+        projection = kernel_for(self.projection.kernel, matmul_dtype, self.compute_dtype)
+        tokens = product(tokens, projection) + self.projection.bias  # (B*T, projection_dim)
         return ops.reshape(tokens, (shape[0], shape[1], self.projection_dim))
 
     def compute_mask(self, inputs, mask=None):

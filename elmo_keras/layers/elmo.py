@@ -85,6 +85,10 @@ class Elmo(keras.layers.Layer):
         check_int(num_output_representations, "num_output_representations")
         check_rate(dropout)
         self.bilm = bilm
+        # set the other way first: on TensorFlow ``layer.trainable = value`` does nothing when the flag already equals
+        # ``value`` (AutoTrackable's ``self.x = self.x`` short cut), and a layer deserialized with ``trainable=False``
+        # (the BiLM, its CharCNN) has that flag before it creates its sublayers, which stay trainable
+        self.bilm.trainable = not requires_grad
         self.bilm.trainable = bool(requires_grad)
         self.num_output_representations = num_output_representations
         self.dropout = float(dropout)

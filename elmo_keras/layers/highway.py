@@ -6,6 +6,7 @@ from keras import ops
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_int
+from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for, product
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
@@ -25,6 +26,8 @@ class Highway(keras.layers.Layer):
 
     Call arguments:
         inputs: `(..., dim)`.
+        matmul_dtype: None, or ``"bfloat16"`` for inference: both products in bfloat16, the rest in the compute
+            dtype (``layers.matmul_dtype``). Defaults to None (the compute dtype).
 
     Returns:
         `(..., dim)`, the shape of ``inputs``.
@@ -59,12 +62,14 @@ class Highway(keras.layers.Layer):
                                 name=f"gate_bias_{i}")
             )
 
-    def call(self, inputs):
+    def call(self, inputs, matmul_dtype=None):
+        check_matmul_dtype(matmul_dtype)
         x = inputs
         for w_h, b_h, w_t, b_t in zip(self.transform_kernels, self.transform_biases, self.gate_kernels,
                                       self.gate_biases):
-            gate = ops.sigmoid(ops.matmul(x, w_t) + b_t)
-            x = gate * self.activation(ops.matmul(x, w_h) + b_h) + (1.0 - gate) * x
+            w_h, w_t = (kernel_for(w, matmul_dtype, self.compute_dtype) for w in (w_h, w_t))
+            gate = ops.sigmoid(product(x, w_t) + b_t)
+            x = gate * self.activation(product(x, w_h) + b_h) + (1.0 - gate) * x
         return x
 
     def compute_output_shape(self, input_shape):

@@ -12,6 +12,7 @@ from keras import ops
 from elmo_keras._backend import is_eager
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_int, check_rate
+from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell
 from elmo_keras.layers.recurrence import CellWeights, Direction, StackOptions, run_stacks
 
@@ -53,6 +54,8 @@ class LSTMStack(keras.layers.Layer):
         inputs: `(batch_size, time, input_dim)`.
         mask: `(batch_size, time)` bool, real tokens first. Defaults to all true.
         training: bool.
+        matmul_dtype: None, or the dtype the matmuls run in at inference (``direction``), e.g. ``"bfloat16"``.
+            Defaults to None.
 
     Returns:
         A list of ``num_layers`` tensors `(batch_size, time, output_dim)`, ``output_dim = projection_dim or units``.
@@ -118,16 +121,22 @@ class LSTMStack(keras.layers.Layer):
         """The settings the runner shares between directions run together (clips, skip connections, unrolling)."""
         return StackOptions(self.cell_clip, self.proj_clip, self.use_skip_connections, self.unroll)
 
-    def direction(self) -> Direction:
+    def direction(self, matmul_dtype=None) -> Direction:
         """This stack's weights, each cast to the compute dtype (as Keras casts a layer's weights in ``call``), and
-        its reading direction. The layer must be built."""
+        its reading direction. The layer must be built.
 
-        def weight(variable):
-            return None if variable is None else ops.cast(variable.value, self.compute_dtype)
+        Args:
+            matmul_dtype: the dtype the kernels are cast to instead (once, here, not at every step), which the
+                recurrence's matmuls then run in (``layers.matmul_dtype``), e.g. ``"bfloat16"``; the bias,
+                the states and the outputs keep the compute dtype. Defaults to None (the compute dtype).
+        """
+
+        def kernel(variable):
+            return None if variable is None else kernel_for(variable, matmul_dtype, self.compute_dtype)
 
         cells = tuple(
-            CellWeights(weight(cell.kernel), weight(cell.bias), weight(cell.recurrent_kernel),
-                        weight(cell.projection_kernel))
+            CellWeights(kernel(cell.kernel), ops.cast(cell.bias.value, self.compute_dtype),
+                        kernel(cell.recurrent_kernel), kernel(cell.projection_kernel))
             for cell in self.cells
         )
         return Direction(cells, self.go_backwards)
@@ -138,21 +147,23 @@ class LSTMStack(keras.layers.Layer):
             return None
         return lambda x: self.dropout_layer(x, training=training)
 
-    def run(self, inputs, mask=None, initial_states=None, training=None):
+    def run(self, inputs, mask=None, initial_states=None, training=None, matmul_dtype=None):
         """Run the stack and also return the final states.
 
         Args:
             inputs: `(batch_size, time, input_dim)`.
             mask: `(batch_size, time)` bool or None.
             initial_states: None (zeros) or a list of ``num_layers`` pairs ``(h, c)``.
+            matmul_dtype: as for ``call``.
 
         Returns:
             ``(layer_outputs, final_states)``: a list of `(batch_size, time, output_dim)` tensors and a list of
             ``(h, c)`` pairs, `(batch_size, output_dim)` and `(batch_size, units)`.
         """
+        check_matmul_dtype(matmul_dtype, training)
         inputs, mask = self._prepared(inputs, mask)
         run = run_stacks(
-            [self.direction()], inputs, mask, self.options, dropout=self.dropout_function(training),
+            [self.direction(matmul_dtype)], inputs, mask, self.options, dropout=self.dropout_function(training),
             initial_states=None if initial_states is None else [initial_states], return_final_states=True,
             name=f"LSTMStack {self.name!r}",
         )
@@ -164,9 +175,9 @@ class LSTMStack(keras.layers.Layer):
             mask = ops.ones(ops.shape(inputs)[:2], dtype="bool")
         return inputs, mask
 
-    def call(self, inputs, mask=None, training=None):
+    def call(self, inputs, mask=None, training=None, matmul_dtype=None):
         if not self.stateful:
-            return run_lstm_stacks([self], inputs, mask, training=training)[0]
+            return run_lstm_stacks([self], inputs, mask, training=training, matmul_dtype=matmul_dtype)[0]
         if not is_eager(inputs):
             raise RuntimeError(
                 "LSTMStack(stateful=True) keeps state between calls and needs eager execution; "
@@ -174,7 +185,7 @@ class LSTMStack(keras.layers.Layer):
             )
         batch = int(ops.shape(inputs)[0])
         outputs, final_states = self.run(inputs, mask=mask, initial_states=self._initial_from_carried(batch),
-                                         training=training)
+                                         training=training, matmul_dtype=matmul_dtype)
         self._store_carried(final_states, batch)
         return outputs
 
@@ -236,7 +247,7 @@ _SHARED_SETTINGS = ("units", "num_layers", "projection_dim", "cell_clip", "proj_
                     "dropout", "unroll")
 
 
-def run_lstm_stacks(stacks, inputs, mask=None, training=None):
+def run_lstm_stacks(stacks, inputs, mask=None, training=None, matmul_dtype=None):
     """Run one ``LSTMStack``, or two of the same configuration together (a forward and a backward half, as in a
     biLM): one time loop per layer for both, the same outputs as calling each stack alone.
 
@@ -247,13 +258,16 @@ def run_lstm_stacks(stacks, inputs, mask=None, training=None):
         mask: `(batch_size, time)` bool, real tokens first; None means all real.
         training: bool; also picks the time loop: with training, the one with the hand-written gradient, without,
             the faster inference loop (same outputs; still differentiable, by autodiff).
+        matmul_dtype: run the matmuls in this dtype, e.g. ``"bfloat16"`` (``LSTMStack.direction``); inference only.
+            Defaults to None (the compute dtype).
 
     Returns:
         A list with, per stack, a list of ``num_layers`` tensors `(batch_size, time, output_dim)`.
 
     Raises:
-        ValueError: stacks that differ in a shared setting, or a stateful stack.
+        ValueError: stacks that differ in a shared setting, a stateful stack, or ``matmul_dtype`` with ``training``.
     """
+    check_matmul_dtype(matmul_dtype, training)
     first = stacks[0]
     for stack in stacks:
         if stack.stateful:
@@ -266,6 +280,6 @@ def run_lstm_stacks(stacks, inputs, mask=None, training=None):
             )
     inputs, mask = first._prepared(inputs, mask)
     names = " and ".join(repr(stack.name) for stack in stacks)
-    run = run_stacks([stack.direction() for stack in stacks], inputs, mask, first.options,
+    run = run_stacks([stack.direction(matmul_dtype) for stack in stacks], inputs, mask, first.options,
                      dropout=first.dropout_function(training), name=f"LSTMStack {names}", for_training=bool(training))
     return run.outputs

@@ -3,7 +3,7 @@ resumable, data-parallel, with a full or sampled softmax; evaluation; model dire
 encoder-decoder), ``classifiers`` (the CNN and RNN text classifiers) and ``dialogue`` (HRED / VHRED). What they
 share lives here: ``optimizer`` (``DenseGradientAdam``), ``sparse_optimizers`` (``LazyAdam``, ``SparseAdagrad``),
 ``callbacks`` (the divergence guards), ``fitting`` (the one trainer skeleton), ``persistence``, ``directory_files``
-and ``legacy_files`` (model directories).
+and ``legacy_files`` (model directories), ``provenance`` (what made a shipped experiment file).
 
 The names below are imported on first use (``_lazy``): ``import elmo_keras.models.bilm.presets`` does not load Keras.
 """

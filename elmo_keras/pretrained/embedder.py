@@ -11,13 +11,25 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from elmo_keras._backend import compiles_per_shape
 from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.bilm.directory import load_bilm
 from elmo_keras.models.bilm.distribution import inference_strategy
 from elmo_keras.models.bilm.inference import EXECUTION_MODES, embed_token_lists
+from elmo_keras.models.bilm.inference_plan import (
+    AUTO,
+    DEFAULT_TIME_BUCKET,
+    EXECUTION_CHOICES,
+    BatchRun,
+    ExecutionPlan,
+    check_execution,
+    job_steps,
+    single_call_run,
+    steps_per_batch,
+    window_batches,
+)
+from elmo_keras.models.bilm.inference_precision import check_precision, execution_with, inference_matmul_dtype
 from elmo_keras.pretrained.embedder_files import (
     EMPTY_INPUT,
     PARTIAL_SUFFIX,
@@ -30,16 +42,16 @@ from elmo_keras.pretrained.embedder_files import (
     writing_hdf5,
 )
 from elmo_keras.pretrained.loader import load_pretrained_bilm
+from elmo_keras.pretrained.model_files import local_model_files
 from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, check_shard, read_shard_input
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
 
 OUTPUT_FORMATS = ("all", "top", "average")
-DEFAULT_TIME_BUCKET = 16  # "xla": pad the time axis to a multiple of this so that few shapes get compiled
 
 # the file helpers of ``embedder_files`` stay importable from here, where they were before the split
-__all__ = ["DEFAULT_TIME_BUCKET", "EMPTY_INPUT", "OUTPUT_FORMATS", "PARTIAL_SUFFIX", "SENTENCE_TO_INDEX",
-           "SORT_WINDOW_BATCHES", "ElmoEmbedder", "ProgressCallback", "check_embed_paths", "check_input_file",
-           "check_output_file", "read_sentence_file"]
+__all__ = ["DEFAULT_TIME_BUCKET", "EMPTY_INPUT", "EXECUTION_CHOICES", "EXECUTION_MODES", "OUTPUT_FORMATS",
+           "PARTIAL_SUFFIX", "SENTENCE_TO_INDEX", "SORT_WINDOW_BATCHES", "ElmoEmbedder", "ProgressCallback",
+           "check_embed_paths", "check_input_file", "check_output_file", "read_sentence_file"]
 
 ProgressCallback = Callable[[int, int], None]  # (sentences done, total)
 
@@ -52,40 +64,55 @@ class ElmoEmbedder:
 
     Stateless by default (``stateful=False``): a sentence gets the same vectors alone, in any batch and at
     any call (to float32 rounding, ≤ 1e-5; repeated identical calls are bit-identical, and on TensorFlow's CPU
-    ``"graph"`` path batch mates change no bit either: ``tests/test_embed_shards.py``). The biLM call runs
-    as one TensorFlow graph traced once for all shapes (``execution="graph"``). ``stateful=True``
+    ``"graph"`` path batch mates change no bit either: ``tests/test_embed_shards.py``). ``stateful=True``
     reproduces the original ELMo: LSTM state is carried per batch row from call to call (eager, no
     sorting); ``reset_states()`` clears it.
 
-    Execution (``benchmarks/embed_file.py`` measures the modes): ``"graph"`` traces once for every shape, so
-    it is fast from the first batch; ``"xla"`` (``jit_compile=True``, the time axis padded to ``time_bucket``
-    steps and the batch to a power of two) compiles once per shape, which costs more than its faster calls
-    save unless the file is long; ``"eager"`` runs the time loop from Python. Hence ``"graph"`` by default.
-    On JAX, ``"graph"`` and ``"xla"`` are both ``jax.jit`` (once per padded shape); PyTorch runs eagerly.
+    Execution (``models.bilm.inference_plan``; ``benchmarks/elmo_vs_allennlp.py`` measures the paths): ``"graph"``
+    traces one TensorFlow graph for every shape, so it is fast from the first batch; ``"xla"``
+    (``jit_compile=True``) is faster per token but compiles once per padded shape (a job's batches are padded to
+    ``batch_size`` rows and the time axis to a multiple of ``time_bucket``); ``"eager"`` runs the time loop from
+    Python. ``"auto"`` (the default) runs ``embed_sentence``/``embed_batch`` on the graph and, for the jobs of
+    ``embed_sentences`` and ``embed_file``, moves a padded length to XLA only where the job's work at that length
+    repays the compile. Every path gives the same vectors to float32 rounding (≤ 1e-5). On JAX every mode but
+    ``"eager"`` is ``jax.jit`` (once per padded shape); PyTorch runs eagerly.
+
+    Precision (``models.bilm.inference_precision``; ``benchmarks/bf16_inference.py`` measures it): ``"bfloat16"``
+    runs the matmuls and convolutions on bfloat16 inputs and weights with float32 accumulation, everything else in
+    float32; the vectors stay float32 and match float32's to a per-token cosine ≥ 0.9999. ``"auto"`` (the default)
+    picks bfloat16 only on TensorFlow on a CPU with native bfloat16 and for models of ELMo's published sizes
+    (≥ 10 M multiply-adds per token); test and lecture-sized models stay float32. ``"float32"`` opts out, and is
+    faster for one short sentence at a time. Every execution mode honours it, but XLA on a CPU gains nothing from
+    bfloat16, so with bfloat16 ``"auto"`` execution keeps to the graph.
 
     Args:
-        options_file, weight_file: the original ELMo files (see ``load_pretrained_bilm``). Default to None.
+        options_file, weight_file: the original ELMo files, paths or ``http(s)://`` URLs (downloaded once into the
+            cache: ``pretrained.downloads``). Default to None. A released model by name: ``from_name``.
         stateful: bool, see above. Defaults to False.
         bilm: use this ``BiLM`` instead of loading files (e.g. from ``elmo_keras.models.load_bilm``); a copy
             is made if its ``stateful`` differs from ``stateful``. Defaults to None.
         sentence_ids: how sentences become ``bilm`` input (``text.batching.sentence_ids``:
             ``char_ids_with_boundaries``, or ``WordIds(vocabulary)`` for a word-level biLM). Defaults to None
             (``char_ids_with_boundaries``, for a ``CharCNN`` biLM).
-        execution: ``"graph"``, ``"xla"`` or ``"eager"`` for the stateless biLM call (see above; stateful mode
-            always runs eagerly). Defaults to ``"graph"``.
+        execution: ``"auto"``, ``"graph"``, ``"xla"`` or ``"eager"`` for the stateless biLM call (see above;
+            stateful mode always runs eagerly). Defaults to ``"auto"``.
         time_bucket: int, where compilation is per shape (``"xla"``; JAX): pad the time axis to a multiple of
             this. Defaults to 16.
         strategy: split every batch across the replicas of this ``tf.distribute.Strategy`` (equal parts of its
             rows, one graph; the vectors are one device's to float32 rounding), or ``"mirrored"`` (every GPU, else
             every logical CPU device: ``models.bilm.distribution.configure_cpu_devices``). TensorFlow backend,
-            stateless, ``execution="graph"`` only. Defaults to None (one device).
+            stateless, ``execution="graph"`` (``"auto"`` runs the graph with a strategy). Defaults to None (one
+            device).
+        precision: ``"auto"``, ``"float32"`` or ``"bfloat16"`` (see above; every execution mode honours it).
+            Defaults to ``"auto"``.
 
     Raises:
         ValueError: both or neither of the files and ``bilm``, a word-level ``bilm`` without ``sentence_ids``,
-            an unknown ``execution``, a bad ``time_bucket``, or a ``strategy`` that is unknown, not for this
-            backend, stateful or not ``"graph"``; loading errors as ``load_pretrained_bilm``.
+            an unknown ``execution`` or ``precision``, a bad ``time_bucket``, or a ``strategy`` that is unknown, not
+            for this backend, stateful or with ``"xla"``/``"eager"``; loading errors as ``load_pretrained_bilm``.
 
-    With the original files, ``ElmoEmbedder("options.json", "weights.hdf5")`` gives `(3, tokens, 1024)` arrays.
+    ``ElmoEmbedder.from_name("small")`` embeds with AllenNLP's small ELMo, `(3, tokens, 256)` arrays;
+    ``ElmoEmbedder("options.json", "weights.hdf5")`` with the original files, `(3, tokens, 1024)` arrays.
 
     Example:
         >>> from elmo_keras.layers import CharCNN
@@ -103,17 +130,22 @@ class ElmoEmbedder:
         *,
         bilm: BiLM | None = None,
         sentence_ids: SentenceIds | None = None,
-        execution: str = "graph",
+        execution: str = AUTO,
         time_bucket: int = DEFAULT_TIME_BUCKET,
         strategy=None,
+        precision: str = AUTO,
     ):
-        if strategy is not None and (stateful or execution != "graph"):
-            raise ValueError(f"strategy= needs stateful=False and execution='graph' (received stateful={stateful}, "
+        if strategy is not None and (stateful or execution not in (AUTO, "graph")):
+            raise ValueError(f"strategy= needs stateful=False and execution='graph' or 'auto' (received "
+                             f"stateful={stateful}, "
                              f"execution={execution!r}): the batch is split across the replicas in one graph, and "
                              "stateful rows carry their state on one device")
         if bilm is None:
             if options_file is None or weight_file is None:
-                raise ValueError("pass options_file and weight_file, or bilm= (see also ElmoEmbedder.from_model_dir)")
+                raise ValueError("pass options_file and weight_file, or bilm= (the files: paths or URLs; a released "
+                                 "model by name: ElmoEmbedder.from_name('small'); a trained one: "
+                                 "ElmoEmbedder.from_model_dir)")
+            options_file, weight_file = local_model_files(options_file, weight_file)  # URLs → cached files
             bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
         elif options_file is not None or weight_file is not None:
             raise ValueError("pass either options_file/weight_file or bilm=, not both")
@@ -126,8 +158,8 @@ class ElmoEmbedder:
                     "(or use ElmoEmbedder.from_model_dir, which reads the vocabulary)"
                 )
             sentence_ids = char_ids_with_boundaries
-        if execution not in EXECUTION_MODES:
-            raise ValueError(f"execution must be one of {EXECUTION_MODES}, received {execution!r}")
+        check_execution(execution)
+        check_precision(precision)
         check_int(time_bucket, "time_bucket")
         self.stateful = bool(stateful)
         self.sentence_ids = sentence_ids
@@ -135,18 +167,34 @@ class ElmoEmbedder:
         self.source_files = {"the options file": options_file, "the weights file": weight_file}
         self.source_directories: dict[str, str | os.PathLike] = {}
         self.bilm = bilm if bilm.stateful == self.stateful else bilm.copy(stateful=self.stateful)
-        self.execution = "eager" if self.stateful else execution
-        self.time_bucket = time_bucket if compiles_per_shape(self.execution) else 1
         self.strategy = inference_strategy(strategy)
+        self.precision = precision
+        self.matmul_dtype = inference_matmul_dtype(self.bilm, precision)  # None (float32) or "bfloat16"
+        # with a strategy the batch is split across replicas in one graph: "auto" has nothing else to choose
+        self.execution = "eager" if self.stateful else ("graph" if self.strategy is not None else execution)
+        self.execution = execution_with(self.execution, self.matmul_dtype)  # bfloat16: "auto" is the graph
+        self.time_bucket = time_bucket
         self.num_layers = self.bilm.num_activation_layers
         self.dim = self.bilm.output_dim
+
+    @classmethod
+    def from_name(cls, name: str, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
+        """An embedder over a released ELMo: ``"small"``, ``"medium"``, ``"original"`` or ``"original-5.5B"``
+        (``pretrained.registry.RELEASED_MODELS``), downloaded once into the cache and verified at every load.
+
+        ``kwargs``: ``execution``, ``time_bucket``, ``strategy``, ``precision``. Raises as ``load_pretrained_bilm``
+        (an unknown name: a ValueError listing the released ones; offline without the files: an ``OfflineError``
+        saying where to put them).
+        """
+        options_file, weight_file = local_model_files(name)
+        return cls(options_file, weight_file, stateful=stateful, **kwargs)
 
     @classmethod
     def from_model_dir(cls, path: str | os.PathLike, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
         """An embedder over a model directory written by ``python -m elmo_keras train`` / ``model.save(dir)``.
 
         Word-level models map tokens to ids through the saved vocabulary (unknown words → ``<unk>``).
-        ``kwargs``: ``execution``, ``time_bucket``, ``strategy``. Raises as ``models.load_bilm``.
+        ``kwargs``: ``execution``, ``time_bucket``, ``strategy``, ``precision``. Raises as ``models.load_bilm``.
         """
         model = load_bilm(path)
         bilm = model.bilm
@@ -165,12 +213,16 @@ class ElmoEmbedder:
         """Tokenized sentences → one `(num_layers, len(tokens), dim)` array each (an empty sentence → 0 tokens).
 
         In stateful mode row ``i`` of this call continues the LSTM state of row ``i`` of the previous call,
-        so empty sentences are an error there.
+        so empty sentences are an error there. One call is no job to repay a compile: ``"auto"`` runs the graph.
 
         Raises:
             TypeError: ``sentences`` or one of them is a str or not a sequence, or a token is not a str.
             ValueError: an empty token (character-level biLM), or (stateful mode) an empty sentence.
         """
+        return self._embed_batch(sentences, single_call_run(self.execution, self.time_bucket))
+
+    def _embed_batch(self, sentences: Sequence[Sequence[str]], run: BatchRun) -> list[np.ndarray]:
+        """``embed_batch`` run as ``run`` says (execution mode and padding)."""
         _check_batch(sentences)
         results = [np.zeros((self.num_layers, 0, self.dim), dtype=np.float32) for _ in sentences]
         rows = [i for i, sentence in enumerate(sentences) if len(sentence) > 0]
@@ -182,8 +234,8 @@ class ElmoEmbedder:
         if not rows:
             return results
         batch = [list(sentences[i]) for i in rows]
-        embedded = embed_token_lists(self.bilm, self.sentence_ids, batch, self.execution, self.time_bucket,
-                                     self.strategy)
+        embedded = embed_token_lists(self.bilm, self.sentence_ids, batch, run.execution, run.time_bucket,
+                                     self.strategy, run.rows, self.matmul_dtype)
         for i, vectors in zip(rows, embedded):
             results[i] = vectors
         return results
@@ -193,37 +245,59 @@ class ElmoEmbedder:
 
         Stateless mode sorts each window of ``SORT_WINDOW_BATCHES * batch_size`` sentences by length so
         that batches need little padding (the order of the results is restored). Stateful mode keeps the
-        input order, as row ``i`` of each batch continues row ``i``'s state.
+        input order, as row ``i`` of each batch continues row ``i``'s state. ``"auto"`` (``inference_plan``) plans
+        a list of sentences as one job, before its first batch, and an iterator window by window as it comes (a
+        padded length moves to XLA once the work seen at it repays a compile).
 
         Raises:
             ValueError: a ``batch_size`` outside ``[1, limits.MAX_BATCH_SIZE]`` (at once); errors of
                 ``embed_batch`` as the sentences are reached.
         """
         check_batch_size(batch_size)
-        return self._embed_stream(sentences, batch_size)
+        plan = None
+        if isinstance(sentences, Sequence) and not isinstance(sentences, str):  # known: one job (a bad one fails later)
+            plan = self._file_plan([len(s) if isinstance(s, Sequence) else 0 for s in sentences], batch_size)
+        return self._embed_stream(sentences, batch_size, plan=plan)
 
-    def _embed_stream(self, sentences, batch_size, on_batch=None):
-        """``embed_sentences`` with a hook ``on_batch(number_of_sentences)`` called after every biLM call."""
-        window_size = batch_size if self.stateful else batch_size * SORT_WINDOW_BATCHES
+    def _window_size(self, batch_size: int) -> int:
+        """Sentences per window: stateless mode sorts each window by length."""
+        return batch_size if self.stateful else batch_size * SORT_WINDOW_BATCHES
+
+    def _embed_stream(self, sentences, batch_size, on_batch=None, plan: ExecutionPlan | None = None):
+        """``embed_sentences`` with a hook ``on_batch(number_of_sentences)`` called after every biLM call; ``plan``:
+        the job's plan, made from all its sentences (else each window is added to a new plan as it comes)."""
+        known = plan is not None
+        plan = plan if known else ExecutionPlan(self.bilm, self.execution, batch_size, self.time_bucket)
+        window_size = self._window_size(batch_size)
         window: list[Sequence[str]] = []
         for sentence in sentences:
             window.append(sentence)
             if len(window) == window_size:
-                yield from self._embed_window(window, batch_size, on_batch)
+                yield from self._embed_window(window, batch_size, on_batch, plan, known)
                 window = []
         if window:
-            yield from self._embed_window(window, batch_size, on_batch)
+            yield from self._embed_window(window, batch_size, on_batch, plan, known)
 
-    def _embed_window(self, window, batch_size, on_batch):
-        order = list(range(len(window))) if self.stateful else sorted(range(len(window)), key=lambda i: -len(window[i]))
+    def _embed_window(self, window, batch_size, on_batch, plan: ExecutionPlan, known: bool):
+        lengths = [len(sentence) for sentence in window]
+        batches = window_batches(lengths, batch_size, sort=not self.stateful)
+        if not known:
+            plan.add(steps_per_batch(lengths, batches))
         results = [None] * len(window)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            for i, vectors in zip(chunk, self.embed_batch([window[i] for i in chunk])):
+        for chunk in batches:
+            run = plan.run_for(max(lengths[i] for i in chunk) + 2)
+            for i, vectors in zip(chunk, self._embed_batch([window[i] for i in chunk], run)):
                 results[i] = vectors
             if on_batch is not None:
                 on_batch(len(chunk))
         return results
+
+    def _file_plan(self, token_counts: Sequence[int], batch_size: int) -> ExecutionPlan:
+        """The plan of a job over sentences of ``token_counts`` tokens, known before its first batch. For a file:
+        every line of it, for one shard too, so that a shard runs each batch exactly as the one-process run does."""
+        plan = ExecutionPlan(self.bilm, self.execution, batch_size, self.time_bucket)
+        plan.add(job_steps(token_counts, batch_size, self._window_size(batch_size), sort=not self.stateful))
+        return plan
 
     def embed_file(
         self,
@@ -288,9 +362,11 @@ class ElmoEmbedder:
         record = None
         if shard is None:
             texts = read_sentence_file(input_file)
+            token_counts = [len(text.split()) for text in texts]
         else:
-            texts, record = read_shard_input(input_file, shard, batch_size, batch_size * SORT_WINDOW_BATCHES,
-                                             output_format)
+            texts, record, token_counts = read_shard_input(input_file, shard, batch_size,
+                                                           batch_size * SORT_WINDOW_BATCHES, output_format)
+        plan = self._file_plan(token_counts, batch_size)  # from every line of the input, for one shard too
         first_index = 0 if record is None else record.lines.start
         embedded_count = 0
 
@@ -304,7 +380,7 @@ class ElmoEmbedder:
         with writing_hdf5(output_file) as handle:
             if record is not None:
                 record.write(handle)
-            embedded = self._embed_stream((text.split() for text in texts), batch_size, on_batch)
+            embedded = self._embed_stream((text.split() for text in texts), batch_size, on_batch, plan)
             for offset, vectors in enumerate(embedded):
                 key = str(first_index + offset)
                 if output_format == "top":

@@ -33,6 +33,7 @@ from elmo_keras.models.bilm.training_data import check_vocabulary_coverage, trai
 from elmo_keras.models.callbacks import ProgressCallback, as_keras_callbacks, check_finite_weights
 from elmo_keras.models.fitting import compile_for_training, guarded_fit, training_summary
 from elmo_keras.pretrained.loader import load_pretrained_bilm
+from elmo_keras.pretrained.model_files import local_model_files
 from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS, as_token_lists
@@ -63,7 +64,7 @@ def config_from_options(options: ElmoOptions, **training) -> BiLMConfig:
 
 def fine_tune_pretrained(
     options_file: str | os.PathLike,
-    weight_file: str | os.PathLike,
+    weight_file: str | os.PathLike | None,
     corpus,
     heldout=None,
     vocabulary: Vocabulary | None = None,
@@ -83,7 +84,8 @@ def fine_tune_pretrained(
     """Fine-tune the original ELMo in ``options_file`` + ``weight_file`` on ``corpus`` with a new softmax.
 
     Args:
-        options_file, weight_file: the original model (see ``load_pretrained_bilm``).
+        options_file, weight_file: the original model, paths or URLs, or a released model's name and None (see
+            ``load_pretrained_bilm``).
         corpus: domain sentences (strings or token lists), without ``<S>``/``</S>``.
         heldout: sentences to report held-out perplexity on before and after. Defaults to None (none).
         vocabulary: the softmax's words. Defaults to None: built from ``corpus`` (every word; ``lowercase``).
@@ -136,6 +138,7 @@ def fine_tune_pretrained(
     heldout_sentences = None
     if heldout is not None:
         heldout_sentences, _ = training_sentences(as_token_lists(heldout, "heldout"), max_sentence_tokens, "heldout")
+    options_file, weight_file = local_model_files(options_file, weight_file)  # a name or URLs → cached files
     options = ElmoOptions.load(options_file)
     given = vocabulary is not None
     vocabulary = vocabulary or Vocabulary.from_corpus(sentences, lowercase=lowercase)

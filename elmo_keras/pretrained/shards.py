@@ -154,22 +154,24 @@ class ShardRecord:
 
 
 def read_shard_input(path: str, shard: tuple[int, int], batch_size: int, block_lines: int,
-                     output_format: str) -> tuple[list[str], ShardRecord]:
-    """The sentences shard ``shard`` embeds, and its record: every line of ``path`` is read and checked (as
-    ``read_sentence_file``), only the shard's are kept.
+                     output_format: str) -> tuple[list[str], ShardRecord, list[int]]:
+    """The sentences shard ``shard`` embeds, its record, and the token count of every line of the input (the job the
+    embedder plans, ``inference_plan``): every line of ``path`` is read and checked (as ``read_sentence_file``),
+    only the shard's are kept.
 
     Raises:
         ValueError: an empty input; ``SentenceFileError`` (a blank, non-UTF-8 or over-long line, naming it).
     """
     path = check_input_file(path)
-    input_lines = sum(1 for _ in sentence_lines(path, blank_lines="refuse"))
+    token_counts = [len(text.split()) for _, text in sentence_lines(path, blank_lines="refuse")]
+    input_lines = len(token_counts)
     if input_lines == 0:
         raise ValueError(EMPTY_INPUT.format(path=path))
     k, n = check_shard(shard)
     record = ShardRecord(k, n, input_lines, file_sha256(path), block_lines, batch_size, output_format)
     lines = record.lines
     texts = [text for _, text in itertools.islice(sentence_lines(path, blank_lines="refuse"), lines.start, lines.stop)]
-    return texts, record
+    return texts, record, token_counts
 
 
 def merge_shards(output_file: str | os.PathLike, shard_files: Sequence[str | os.PathLike]) -> int:

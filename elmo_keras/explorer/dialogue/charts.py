@@ -1,5 +1,6 @@
-"""Plotly figures for the Dialogue page: the VHRED's KL curves (its own training, and the experiment's runs with
-and without KL annealing). Built from ``explorer.dialogue``'s plain data and returned, never shown."""
+"""Plotly figures for the Dialogue page: the VHRED's KL curves (its own training, and the experiment's runs: plain
+VHRED, each remedy for KL collapse and the shipped combination). Built from ``explorer.dialogue``'s plain data
+and returned, never shown."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from elmo_keras.explorer.chart_text import escape
 FONT_SIZE = 11
 HEIGHT = 320
 KL_COLOUR, WEIGHT_COLOUR, RECONSTRUCTION_COLOUR = "#d62728", "#7f7f7f", "#1f77b4"
-RUN_COLOURS = ["#9e9e9e", "#1f77b4", "#ff7f0e", "#2ca02c"]
+RUN_COLOURS = ["#9e9e9e", "#1f77b4", "#ff7f0e", "#9467bd", "#2ca02c"]
 
 
 def _layout(figure: go.Figure, title: str, y_title: str) -> go.Figure:
@@ -52,4 +53,4 @@ def experiment_kl_chart(curves: pd.DataFrame) -> go.Figure:
             x=rows["epoch"], y=rows["kl_per_token"], name=escape(run), mode="lines+markers", line={"color": colour},
             error_y={"type": "data", "array": rows["std"], "visible": True, "thickness": 1},
         ))
-    return _layout(figure, "KL per token while training: with vs without annealing", "KL(q‖p) per token (nats)")
+    return _layout(figure, "KL per token while training: plain VHRED and each remedy", "KL(q‖p) per token (nats)")

@@ -235,6 +235,13 @@ def shipped_experiments() -> dict | None:
     return shipped_results()
 
 
+def experiments_caption(results: dict) -> str:
+    """The line above the experiments' charts: over how many seeds, and how long the tool took on which CPU."""
+    return (f"Mean ± standard deviation over {len(results['seeds'])} seeds on the held-out splits; reproduce with "
+            f"`python tools/run_tagging_experiments.py` ({results['seconds'] / 60:.0f} minutes on "
+            f"{results['machine']}).")
+
+
 def experiment_tables(results: dict) -> dict[str, pd.DataFrame]:
     """The shipped experiments as mean ± std tables: ``{"multitask", "taglm", "crf"}`` → DataFrame with one
     row per condition and ``<score> mean`` / ``<score> std`` columns."""

@@ -176,7 +176,7 @@ def scanned_sequence(gates, h0, c0, recurrent_kernel, projection_kernel=None, ce
     return all_h, all_c
 
 
-def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_clip=None, proj_clip=None):
+def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_clip=None, proj_clip=None, fuse=None):
     """Independent LSTMs (a forward and a backward direction) from zero state in one time loop, keeping only ``h``.
 
     The inference loop: each direction keeps its own 2-D products and nothing but ``h_t`` leaves the loop (the
@@ -187,6 +187,7 @@ def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_cl
         gates: per direction, time-major ``x_t · W + b`` `(T, B, 4U)`.
         recurrent_kernels: per direction `(H, 4U)`; projection_kernels: per direction `(U, H)` or None.
         cell_clip, proj_clip: as in ``lstm_sequence``.
+        fuse: how each step's elementwise part runs (``cell_math.lstm_step``). Defaults to None (op by op).
 
     Returns:
         A list with, per direction, `(T, B, H)`: ``h_t`` for every step.
@@ -198,7 +199,7 @@ def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_cl
 
     def step(carry, gates_t):
         states = [lstm_step(gates_t[d], carry[d], carry[count + d], recurrent_kernels[d], projection_kernels[d],
-                            cell_clip, proj_clip) for d in range(count)]
+                            cell_clip, proj_clip, fuse) for d in range(count)]
         hs = tuple(h for h, _ in states)
         return hs + tuple(c for _, c in states), hs
 

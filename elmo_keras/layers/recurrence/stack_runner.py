@@ -32,7 +32,10 @@ from typing import Any, NamedTuple
 
 from keras import ops
 
+from elmo_keras._backend import fused_elementwise
+from elmo_keras._quiet import keras
 from elmo_keras.layers.input_checks import check_left_aligned
+from elmo_keras.layers.matmul_dtype import product
 from elmo_keras.layers.recurrence.sequence_loop import (
     lstm_sequence,
     scanned_sequence,
@@ -43,7 +46,8 @@ from elmo_keras.layers.sequence_ops import reverse_within_length, sequence_lengt
 
 
 class CellWeights(NamedTuple):
-    """One layer's weights in one direction, as tensors in the compute dtype."""
+    """One layer's weights in one direction, as tensors: the bias in the compute dtype, the kernels in the compute
+    dtype or in the dtype the matmuls run in (``layers.matmul_dtype``: bfloat16 kernels, float32 results)."""
 
     kernel: Any  # (input_dim, 4U)
     bias: Any  # (4U,)
@@ -149,7 +153,7 @@ def _input_gates(cells: Sequence[CellWeights], inputs):
     bias = ops.stack([cell.bias for cell in cells])  # (D, 4U)
     shape = ops.shape(inputs)
     flat = ops.reshape(inputs, (len(cells), -1, shape[-1]))  # (D, B·T, in)
-    gates = ops.matmul(flat, kernel) + bias[:, None, :]
+    gates = product(flat, kernel) + bias[:, None, :]
     return ops.reshape(gates, (len(cells), shape[1], shape[2], -1))
 
 
@@ -161,8 +165,14 @@ def _time_major_gates(cell: CellWeights, inputs):
     """``x · W + b`` of one direction, time-major: `(B, T, in)` → `(T, B, 4U)` (the narrow input is transposed)."""
     inputs = ops.swapaxes(inputs, 0, 1)  # (T, B, in)
     shape = ops.shape(inputs)
-    gates = ops.matmul(ops.reshape(inputs, (-1, shape[-1])), cell.kernel) + cell.bias
+    gates = product(ops.reshape(inputs, (-1, shape[-1])), cell.kernel) + cell.bias
     return ops.reshape(gates, (shape[0], shape[1], -1))
+
+
+def _narrowed(cell: CellWeights, inputs) -> bool:
+    """Whether ``cell``'s matmuls run in another dtype than ``inputs`` (``layers.matmul_dtype``)."""
+    dtype = keras.backend.standardize_dtype
+    return dtype(cell.recurrent_kernel.dtype) != dtype(inputs.dtype)
 
 
 def _run_layer(cells, inputs, mask, options, starts, return_final_states, for_training=True):
@@ -181,7 +191,7 @@ def _run_layer(cells, inputs, mask, options, starts, return_final_states, for_tr
             direction_input = inputs[position]
             shape = ops.shape(direction_input)
             flat = ops.reshape(direction_input, (-1, shape[-1]))  # (B·T, in)
-            gates = ops.reshape(ops.matmul(flat, cell.kernel) + cell.bias, (shape[0], shape[1], -1))  # (B, T, 4U)
+            gates = ops.reshape(product(flat, cell.kernel) + cell.bias, (shape[0], shape[1], -1))  # (B, T, 4U)
             per_direction.append(unrolled_sequence(gates, *starts[position], cell.recurrent_kernel,
                                                    cell.projection_kernel, *clips))
         all_h = ops.stack([h for h, _ in per_direction])  # (D, B, T, H)
@@ -193,9 +203,10 @@ def _run_layer(cells, inputs, mask, options, starts, return_final_states, for_tr
         if for_training:  # one loop per direction: the graph runs them side by side
             per_direction = [lstm_sequence(direction_gates, cell.recurrent_kernel, cell.projection_kernel, *clips)
                              for direction_gates, cell in zip(gates, cells)]
-        else:
+        else:  # narrowed (bfloat16) matmuls: the casts between them are worth fusing with the gates' arithmetic
+            fuse = fused_elementwise if _narrowed(cells[0], inputs) else None
             per_direction = side_by_side_sequences(gates, [cell.recurrent_kernel for cell in cells],
-                                                   [cell.projection_kernel for cell in cells], *clips)
+                                                   [cell.projection_kernel for cell in cells], *clips, fuse=fuse)
         all_h = ops.stack([ops.swapaxes(h, 0, 1) for h in per_direction])  # (D, B, T, H)
     else:
         gates = ops.moveaxis(_input_gates(cells, inputs), 2, 0)  # (T, D, B, 4U)

@@ -11,6 +11,7 @@ each batch's rows are split across its replicas, in one graph.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Sequence
@@ -58,8 +59,15 @@ def _build_eagerly(owner, fn, sample) -> None:
         fn(owner, sample[:1])
 
 
-def _activations(bilm, x):
-    return ops.stack(bilm(x, training=False)["activations"])  # (layers, B, T, 2 * dim)
+def _activations(bilm, x, matmul_dtype=None):
+    return ops.stack(bilm(x, training=False, matmul_dtype=matmul_dtype)["activations"])  # (layers, B, T, 2 * dim)
+
+
+@functools.cache
+def _activations_in(matmul_dtype):
+    """``_activations`` with the matmuls in ``matmul_dtype`` (``layers.matmul_dtype``): one function per dtype, so
+    that ``_compiled`` compiles and keeps each apart."""
+    return _activations if matmul_dtype is None else functools.partial(_activations, matmul_dtype=matmul_dtype)
 
 
 def _logits(model, x):
@@ -67,7 +75,7 @@ def _logits(model, x):
     return outputs["forward_logits"], outputs["backward_logits"]
 
 
-def bilm_activations(bilm, inputs, execution: str = "graph", strategy=None) -> np.ndarray:
+def bilm_activations(bilm, inputs, execution: str = "graph", strategy=None, matmul_dtype=None) -> np.ndarray:
     """All layers of a built ``BiLM`` on ``inputs``: ids with boundaries (``text.batching.sentence_ids``).
 
     Args:
@@ -77,33 +85,41 @@ def bilm_activations(bilm, inputs, execution: str = "graph", strategy=None) -> n
         strategy: a ``tf.distribute.Strategy`` (``distribution.inference_strategy``) whose replicas each run an
             equal part of the batch's rows, with ``"graph"`` execution and a stateless ``bilm``. Defaults to None
             (one device).
+        matmul_dtype: None (the biLM's compute dtype) or ``"bfloat16"``: the matmuls and convolutions in bfloat16,
+            the rest and the result in float32 (``BiLM``'s call argument; ``inference_precision`` chooses it).
 
     Returns:
         float32 `(num_layers, batch, time, 2 * dim)`; padded positions are zero.
     """
-    return ops.convert_to_numpy(_compiled(bilm, _activations, execution, inputs, strategy)(inputs))
+    activations = _compiled(bilm, _activations_in(matmul_dtype), execution, inputs, strategy)
+    return ops.convert_to_numpy(activations(inputs))
 
 
 def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Sequence[str]],
-                      execution: str = "graph", time_bucket: int = 1, strategy=None) -> list[np.ndarray]:
+                      execution: str = "graph", time_bucket: int = 1, strategy=None,
+                      rows: int | None = None, matmul_dtype=None) -> list[np.ndarray]:
     """Every layer's vectors for each sentence, boundaries added for the biLM and removed from the result.
 
     Args:
         bilm: a built ``BiLM``.
         sentence_ids: how sentences become its input (``text.batching.sentence_ids(bilm.token_input, ...)``).
         sentences: non-empty token lists, embedded as one batch.
-        execution: ``"graph"``, ``"xla"`` or ``"eager"``. Where it compiles per shape (``"xla"``; JAX) the batch
-            is also padded to a power of two rows (padding rows are masked), so that few shapes get compiled.
+        execution: ``"graph"``, ``"xla"`` or ``"eager"`` (``inference_plan`` chooses for ``"auto"``). Where it
+            compiles per shape (``"xla"``; JAX) the batch is also padded to ``rows`` rows (padding rows are
+            masked), so that few shapes get compiled.
         time_bucket: pad the time axis to a multiple of this (int ≥ 1).
         strategy: split the batch across this strategy's replicas (``bilm_activations``). Defaults to None.
+        rows: int ≥ ``len(sentences)``, the rows a mode that compiles per shape pads the batch to. Defaults to None
+            (the next power of two).
+        matmul_dtype: as for ``bilm_activations``. Defaults to None.
 
     Returns:
         One float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
     """
     longest = max(len(sentence) for sentence in sentences) + 2
     inputs = _padded_for_compilation(sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket),
-                                     execution)
-    activations = bilm_activations(bilm, inputs, execution, strategy)  # (layers, B, T, 2 * dim)
+                                     execution, rows)
+    activations = bilm_activations(bilm, inputs, execution, strategy, matmul_dtype)  # (layers, B, T, 2 * dim)
     return [np.ascontiguousarray(activations[:, row, 1 : len(sentence) + 1], dtype=np.float32)
             for row, sentence in enumerate(sentences)]
 
@@ -117,12 +133,13 @@ def lm_logits(model, inputs) -> tuple[np.ndarray, np.ndarray]:
     return ops.convert_to_numpy(forward)[:rows, :steps], ops.convert_to_numpy(backward)[:rows, :steps]
 
 
-def _padded_for_compilation(inputs: np.ndarray, execution: str) -> np.ndarray:
-    """``inputs`` `(batch, time, ...)` padded with empty rows to a power of two and with padding steps
-    (``_backend.padded_time``) where ``execution`` compiles once per shape, so that few shapes get compiled;
+def _padded_for_compilation(inputs: np.ndarray, execution: str, rows: int | None = None) -> np.ndarray:
+    """``inputs`` `(batch, time, ...)` padded with empty rows to ``rows`` (None: a power of two) and with padding
+    steps (``_backend.padded_time``) where ``execution`` compiles once per shape, so that few shapes get compiled;
     padding is masked, so the real rows and steps come out the same."""
     if not compiles_per_shape(execution):
         return inputs
-    rows, steps = inputs.shape[:2]
-    padding = [(0, (1 << (rows - 1).bit_length()) - rows), (0, padded_time(steps) - steps)]
+    batch, steps = inputs.shape[:2]
+    target = (1 << (batch - 1).bit_length()) if rows is None else max(rows, batch)
+    padding = [(0, target - batch), (0, padded_time(steps) - steps)]
     return np.pad(inputs, padding + [(0, 0)] * (inputs.ndim - 2))

@@ -11,7 +11,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras.models.dialogue.config": ["DialogueConfig"],
     "elmo_keras.models.dialogue.encoding": ["encode_dialogues", "encode_history"],
     "elmo_keras.models.dialogue.evaluation": ["evaluate_dialogue_model"],
-    "elmo_keras.models.dialogue.gaussian": ["gaussian_kl", "kl_weight", "reparameterize"],
+    "elmo_keras.models.dialogue.gaussian": ["free_bits_kl", "gaussian_kl", "gaussian_kl_terms", "kl_weight",
+                                            "reparameterize"],
     "elmo_keras.models.dialogue.generation": ["Response", "beam_responses", "distinct_n", "diversity",
                                               "greedy_response", "latent_responses", "sampled_responses"],
     "elmo_keras.models.dialogue.hred": ["HRED"],
@@ -24,7 +25,13 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     from elmo_keras.models.dialogue.config import DialogueConfig
     from elmo_keras.models.dialogue.encoding import encode_dialogues, encode_history
     from elmo_keras.models.dialogue.evaluation import evaluate_dialogue_model
-    from elmo_keras.models.dialogue.gaussian import gaussian_kl, kl_weight, reparameterize
+    from elmo_keras.models.dialogue.gaussian import (
+        free_bits_kl,
+        gaussian_kl,
+        gaussian_kl_terms,
+        kl_weight,
+        reparameterize,
+    )
     from elmo_keras.models.dialogue.generation import (
         Response,
         beam_responses,
@@ -41,7 +48,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
 
 __all__ = [
     "HRED", "VHRED", "DialogueConfig", "Response", "beam_responses", "distinct_n", "diversity", "encode_dialogues",
-    "encode_history", "evaluate_dialogue_model", "gaussian_kl", "greedy_response", "kl_weight",
-    "latent_responses", "load_dialogue_model", "reparameterize", "sampled_responses", "save_dialogue_model",
-    "train_dialogue_model", "train_hred", "train_vhred",
+    "encode_history", "evaluate_dialogue_model", "free_bits_kl", "gaussian_kl", "gaussian_kl_terms", "greedy_response",
+    "kl_weight", "latent_responses", "load_dialogue_model", "reparameterize", "sampled_responses",
+    "save_dialogue_model", "train_dialogue_model", "train_hred", "train_vhred",
 ]

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
+from elmo_keras.argument_checks import check_finite_positive, check_int, check_non_negative, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.dialogue.hred import CELLS
 
 KINDS = ("hred", "vhred")
-HRED_FIELDS = ("embedding_dim", "utterance_units", "context_units", "decoder_units", "cell", "word_dropout")
-VHRED_FIELDS = ("latent_dim", "latent_hidden", "kl_annealing_steps")
+HRED_FIELDS = ("embedding_dim", "utterance_units", "context_units", "decoder_units", "cell", "word_dropout",
+               "last_turn_only", "feed_context")
+VHRED_FIELDS = ("latent_dim", "latent_hidden", "kl_annealing_steps", "bow_weight", "free_bits")
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,12 @@ class DialogueConfig(DictConfig):
         embedding_dim, utterance_units, context_units, decoder_units: the ``HRED`` sizes (positive ints).
         latent_dim, latent_hidden: VHRED's ``z`` width and prior/posterior MLP width (ignored by HRED).
         kl_annealing_steps: int ≥ 0, VHRED's linear KL warm-up in updates (0: off).
-        word_dropout: float in ``[0, 1)``, decoder input words replaced by ``<unk>`` in training.
+        word_dropout: float in ``[0, 1)``, decoder input words replaced by ``<unk>`` in training (never at
+            inference).
+        last_turn_only: bool, the model reads only the last history turn (the ablation without context).
+        feed_context: bool, the decoder reads its conditioning (``c``; VHRED ``[c; z]``) at every step.
+        bow_weight: float ≥ 0, VHRED's bag-of-words loss on ``z`` (0: off).
+        free_bits: float ≥ 0, VHRED's KL floor in nats per latent dimension (0: off).
         epochs, batch_size, learning_rate: training settings (Adam, gradients clipped to norm 5).
 
     Raises:
@@ -41,6 +47,10 @@ class DialogueConfig(DictConfig):
     latent_hidden: int = 32
     kl_annealing_steps: int = 0
     word_dropout: float = 0.0
+    last_turn_only: bool = False
+    feed_context: bool = False
+    bow_weight: float = 0.0
+    free_bits: float = 0.0
     epochs: int = 12
     batch_size: int = 32
     learning_rate: float = 1e-2
@@ -56,6 +66,11 @@ class DialogueConfig(DictConfig):
         check_int(self.kl_annealing_steps, "kl_annealing_steps", minimum=0)
         check_batch_size(self.batch_size)
         check_rate(self.word_dropout, "word_dropout")
+        for name in ("last_turn_only", "feed_context"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, received {getattr(self, name)!r}")
+        check_non_negative(self.bow_weight, "bow_weight")
+        check_non_negative(self.free_bits, "free_bits")
         check_finite_positive(self.learning_rate, "learning_rate")
 
     def model_kwargs(self) -> dict:

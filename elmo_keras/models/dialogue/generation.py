@@ -2,7 +2,8 @@
 
 Each function builds a ``next_log_probs(prefixes) -> (n, vocab)`` for one context (``model.log_prob_fn``) and hands
 it to ``greedy``, ``beam_search`` or ``sample``; VHRED draws ``z ~ p(z | c)`` first (seeded) and decodes each
-``z`` greedily, so the variety of its replies comes from ``z`` alone. ``distinct_n`` measures that variety.
+``z`` greedily (all of them at once, ``batch_greedy``: the same replies as ``greedy`` for each ``z``), so the variety
+of its replies comes from ``z`` alone. ``distinct_n`` measures that variety.
 
 Every argument is checked before the model reads anything: the history (``check_history_ids``: ids in the
 vocabulary, not only padding, within ``MAX_HISTORY_TURNS`` × ``MAX_UTTERANCE_TOKENS``) and the sizes (``max_len`` ≤
@@ -102,8 +103,30 @@ def latent_responses(model, history, num_samples: int, seed: int = 0,
     history = check_history_ids(history, model)
     context = model.context_vector(ops.expand_dims(history, 0))
     latents = model.sample_prior(context, num_samples, seed)
-    return [as_response(greedy(model.log_prob_fn(history, z), model.bos_id, model.eos_id, max_len), model.vocabulary)
-            for z in latents]
+    states = model.decoder_states(ops.repeat(context, num_samples, axis=0), latents)
+    return [as_response(h, model.vocabulary) for h in batch_greedy(model, states, max_len)]
+
+
+def batch_greedy(model, states, max_len: int) -> list[Hypothesis]:
+    """Greedy decoding of ``n`` rows at once from the decoder initial ``states`` (each `(n, decoder_units)`): per
+    row the ``Hypothesis`` ``greedy`` finds from that row's states (most probable token each step, lower id on a
+    tie, stopped at ``</S>`` or after ``max_len`` tokens), one ``decoder_step`` per step for every row."""
+    states = list(states)
+    n = int(ops.shape(states[0])[0])
+    tokens = np.full(n, model.bos_id, dtype=np.int32)
+    generated = [[] for _ in range(n)]
+    log_prob, finished = np.zeros(n), np.zeros(n, dtype=bool)
+    for _ in range(max_len):
+        log_probs, states = model.decoder_step(states, tokens)
+        log_probs = ops.convert_to_numpy(log_probs).astype(np.float64)  # (n, V)
+        tokens = np.argmax(log_probs, axis=1).astype(np.int32)  # first maximum: lower id wins ties
+        for row in np.flatnonzero(~finished):
+            generated[row].append(int(tokens[row]))
+            log_prob[row] += log_probs[row, tokens[row]]
+        finished |= tokens == model.eos_id
+        if finished.all():
+            break
+    return [Hypothesis(tuple(generated[row]), log_prob[row], finished=bool(finished[row])) for row in range(n)]
 
 
 def distinct_n(texts, n: int) -> float:

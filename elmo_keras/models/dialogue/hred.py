@@ -10,6 +10,14 @@ Words make utterances, utterances make a dialogue:
   ``tanh(W c_n + b)`` (a dense layer: the context and decoder widths may differ); it reads ``<bos> y_1 … y_k``
   (teacher forcing) and a dense layer scores the vocabulary.
 
+``feed_context=True`` also feeds the decoder's conditioning (``c``; VHRED: ``[c; z]``) at every step, concatenated
+to the word embedding (as Serban et al. do), so it need not survive in the recurrent state until the word that
+depends on it: the toy replies' topic words come third or fourth (“i love *live music*”). The conditioning is then
+the last entry of the decoder states, carried unchanged from step to step.
+
+``last_turn_only=True`` is the ablation without dialogue context: the context RNN reads only the last history
+turn, so the decoder sees ``c = f(0, m_{n−1})`` and nothing said before.
+
 The loss is the per-response sum of token cross-entropies, padding masked, averaged over the batch (as
 ``Seq2Seq``'s). Dialogues are int ids `(batch, turns, words)`, right-padded in both axes: padded words and whole
 padded turns are masked.
@@ -60,6 +68,8 @@ class HRED(keras.Model):
         word_dropout: float in ``[0, 1)``, the rate at which the decoder's input words (not ``<bos>``, not padding)
             are replaced by ``unk_id`` during training (never at inference). Defaults to 0.
         seed: int, seeds the word-dropout draws. Defaults to 0.
+        last_turn_only: bool, read only the last history turn (the ablation without context). Defaults to False.
+        feed_context: bool, the decoder also reads its conditioning at every step. Defaults to False.
         pad_id, bos_id, eos_id, unk_id: int special ids in ``[0, vocab_size)``. Default to the ``Vocabulary``'s.
 
     Call arguments:
@@ -86,8 +96,8 @@ class HRED(keras.Model):
     """
 
     def __init__(self, vocab_size, embedding_dim=32, utterance_units=64, context_units=64, decoder_units=64,
-                 cell="gru", word_dropout=0.0, seed=0, pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID, unk_id=UNK_ID,
-                 **kwargs):
+                 cell="gru", word_dropout=0.0, seed=0, last_turn_only=False, feed_context=False,
+                 pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID, unk_id=UNK_ID, **kwargs):
         super().__init__(**kwargs)
         for name, value in (("vocab_size", vocab_size), ("embedding_dim", embedding_dim),
                             ("utterance_units", utterance_units), ("context_units", context_units),
@@ -96,12 +106,16 @@ class HRED(keras.Model):
         if cell not in CELLS:
             raise ValueError(f"cell must be one of {CELLS}, received {cell!r}")
         check_rate(word_dropout, "word_dropout")
+        for name, value in (("last_turn_only", last_turn_only), ("feed_context", feed_context)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be True or False, received {value!r}")
         for name, value in (("pad_id", pad_id), ("bos_id", bos_id), ("eos_id", eos_id), ("unk_id", unk_id)):
             if not 0 <= value < vocab_size:
                 raise ValueError(f"{name} must be in [0, vocab_size={vocab_size}), received {value!r}")
         self.vocab_size, self.embedding_dim = vocab_size, embedding_dim
         self.utterance_units, self.context_units, self.decoder_units = utterance_units, context_units, decoder_units
         self.cell, self.word_dropout, self.seed = cell, float(word_dropout), int(seed)
+        self.last_turn_only, self.feed_context = last_turn_only, feed_context
         self.pad_id, self.bos_id, self.eos_id, self.unk_id = pad_id, bos_id, eos_id, unk_id
         rnn = keras.layers.GRU if cell == "gru" else keras.layers.LSTM
         self.word_embedding = keras.layers.Embedding(vocab_size, embedding_dim, name="word_embedding")
@@ -132,7 +146,7 @@ class HRED(keras.Model):
         self.utterance_encoder.build((None, None, self.embedding_dim))
         self.context_rnn.build((None, None, self.utterance_units))
         self.decoder_init.build((None, self.decoder_init_width()))
-        self.decoder.build((None, None, self.embedding_dim))
+        self.decoder.build((None, None, self.embedding_dim + (self.decoder_init_width() if self.feed_context else 0)))
         self.output_layer.build((None, None, self.decoder_units))
 
     # -- encoders ------------------------------------------------------------------------------------------
@@ -144,12 +158,22 @@ class HRED(keras.Model):
     def _context_run(self, history):
         """The context RNN over the history's utterance vectors: ``(outputs (B, T, H_c), final h (B, H_c))``."""
         history = ops.cast(history, "int32")
+        if self.last_turn_only:
+            history = self.last_turns(history)
         batch, turns, words = ops.shape(history)[0], ops.shape(history)[1], ops.shape(history)[2]
         m = self.utterance_vectors(ops.reshape(history, (-1, words)))  # (B·T, H_u)
         m = ops.reshape(m, (batch, turns, self.utterance_units))  # (B, T, H_u)
         turn_mask = ops.any(ops.not_equal(history, self.pad_id), axis=-1)  # (B, T): padded turns masked
         outputs, final_h, *_ = self.context_rnn(m, mask=turn_mask)
         return outputs, final_h
+
+    def last_turns(self, history):
+        """The last real turn of each history: int `(batch, 1, words)` from `(batch, turns, words)` (turns are
+        right-padded, so it is turn ``count − 1``)."""
+        count = ops.sum(ops.cast(ops.any(ops.not_equal(history, self.pad_id), axis=-1), "int32"), axis=-1)  # (B,)
+        index = ops.maximum(count - 1, 0)[:, None, None]  # (B, 1, 1)
+        index = ops.broadcast_to(index, (ops.shape(history)[0], 1, ops.shape(history)[2]))
+        return ops.take_along_axis(history, index, axis=1)
 
     def context_vector(self, history):
         """``c_n``: the context after every history turn, float `(batch, context_units)`.
@@ -169,9 +193,22 @@ class HRED(keras.Model):
     # -- decoder -------------------------------------------------------------------------------------------
     def decoder_states(self, context):
         """The decoder's initial states from ``context`` `(batch, decoder_init_width())`: a list of
-        `(batch, decoder_units)` (``h``, or ``h, c`` for an LSTM)."""
+        `(batch, decoder_units)` (``h``, or ``h, c`` for an LSTM), and with ``feed_context`` ``context`` itself
+        last (what every step reads)."""
         start = self.decoder_init(context)  # (B, units · states)
-        return [start[:, i * self.decoder_units : (i + 1) * self.decoder_units] for i in range(self.states_per_layer)]
+        states = [start[:, i * self.decoder_units : (i + 1) * self.decoder_units] for i in range(self.states_per_layer)]
+        return states + [context] if self.feed_context else states
+
+    def _decoder_inputs(self, states, embedded):
+        """``(the recurrent states, the decoder's inputs)``: ``embedded`` `(batch, [length,] embedding_dim)` with the
+        conditioning (the last state, with ``feed_context``) concatenated at every position."""
+        states = list(states)
+        if not self.feed_context:
+            return states, embedded
+        condition = ops.cast(states[-1], embedded.dtype)
+        if len(embedded.shape) == 3:
+            condition = ops.repeat(ops.expand_dims(condition, 1), ops.shape(embedded)[1], axis=1)
+        return states[:-1], ops.concatenate([embedded, condition], axis=-1)
 
     def initial_states(self, history):
         """The decoder's initial states for int `(batch, turns, words)` histories: ``decoder_states(
@@ -194,7 +231,8 @@ class HRED(keras.Model):
         response_in = ops.cast(response_in, "int32")
         mask = ops.not_equal(response_in, self.pad_id)
         words = self._dropped_words(response_in, training)
-        top = self.decoder(self.word_embedding(words), mask=mask, initial_state=list(states))  # (B, L, H_d)
+        states, inputs = self._decoder_inputs(states, self.word_embedding(words))
+        top = self.decoder(inputs, mask=mask, initial_state=states)  # (B, L, H_d)
         return self.output_layer(top)
 
     def call(self, inputs, training=None):
@@ -218,9 +256,10 @@ class HRED(keras.Model):
 
     def decoder_step(self, states, last_token_ids):
         """One decoder step: ``(log_probs (batch, vocab), new_states)`` after reading int `(batch,)` tokens."""
-        x = self.word_embedding(ops.cast(last_token_ids, "int32"))  # (B, E)
-        x, new_states = self.decoder.cell(x, list(states), training=False)
-        return self.next_token_log_probs(self.output_layer(x)), list(new_states)
+        recurrent, x = self._decoder_inputs(states, self.word_embedding(ops.cast(last_token_ids, "int32")))  # (B, E)
+        x, new_states = self.decoder.cell(x, recurrent, training=False)
+        kept = [states[-1]] if self.feed_context else []  # the conditioning, unchanged
+        return self.next_token_log_probs(self.output_layer(x)), list(new_states) + kept
 
     def step_log_probs_from_states(self, states, prefixes):
         """Next-token log-probabilities after each prefix, every row starting from the same ``states``.
@@ -264,7 +303,7 @@ class HRED(keras.Model):
         """The fields of ``training.json``'s config that fix the weights (checked when a directory is loaded)."""
         return {"kind": type(self).__name__.lower(), "cell": self.cell, "embedding_dim": self.embedding_dim,
                 "utterance_units": self.utterance_units, "context_units": self.context_units,
-                "decoder_units": self.decoder_units}
+                "decoder_units": self.decoder_units, "feed_context": self.feed_context}
 
     def get_config(self):
         config = super().get_config()
@@ -272,7 +311,7 @@ class HRED(keras.Model):
             "vocab_size": self.vocab_size, "embedding_dim": self.embedding_dim,
             "utterance_units": self.utterance_units, "context_units": self.context_units,
             "decoder_units": self.decoder_units, "cell": self.cell, "word_dropout": self.word_dropout,
-            "seed": self.seed, "pad_id": self.pad_id, "bos_id": self.bos_id, "eos_id": self.eos_id,
-            "unk_id": self.unk_id,
+            "seed": self.seed, "last_turn_only": self.last_turn_only, "feed_context": self.feed_context,
+            "pad_id": self.pad_id, "bos_id": self.bos_id, "eos_id": self.eos_id, "unk_id": self.unk_id,
         })
         return config

@@ -8,7 +8,14 @@ say it word by word.
 * loss = −ELBO = reconstruction (per-response token cross-entropy sum) + ``w · KL(q ‖ p)`` (closed form), with
   ``w`` annealed linearly from 0 to 1 over ``kl_annealing_steps`` updates (0: always 1).
 
-The logs track ``reconstruction_per_token``, ``kl_per_token`` and ``kl_weight``.
+Remedies for KL (posterior) collapse, each off by default: KL annealing (above) with word dropout on the decoder
+input (``word_dropout``, Bowman et al. 2016: the decoder cannot lean on the previous word alone); a bag-of-words
+loss on ``z`` (``bow_weight``, Zhao et al. 2017: an MLP on ``[c; z]`` must predict the reply's words in any order,
+so ``z`` has to carry them); free bits (``free_bits``, Kingma et al. 2016: the KL term is
+``Σ_j max(λ, batch-mean KL_j)``, no pull towards the prior below ``λ`` nats per dimension).
+
+The logs track ``reconstruction_per_token``, ``kl_per_token`` (the real KL, before any floor), ``kl_weight`` and,
+with the bag-of-words loss, ``bow_per_token``.
 """
 
 from __future__ import annotations
@@ -17,10 +24,10 @@ import numpy as np
 from keras import ops
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_int
+from elmo_keras.argument_checks import check_int, check_non_negative
 from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES
 from elmo_keras.models.dialogue.encoding import check_history_ids
-from elmo_keras.models.dialogue.gaussian import gaussian_kl, kl_weight, reparameterize
+from elmo_keras.models.dialogue.gaussian import free_bits_kl, gaussian_kl_terms, kl_weight, reparameterize
 from elmo_keras.models.dialogue.hred import HRED, response_cross_entropy
 
 
@@ -35,6 +42,8 @@ class VHRED(HRED):
         latent_hidden: int, hidden units of the prior and posterior MLPs. Defaults to 64.
         kl_annealing_steps: int ≥ 0, updates over which the KL weight grows linearly 0 → 1 (0: no annealing).
             Defaults to 0.
+        bow_weight: float ≥ 0, weight of the bag-of-words loss on ``z`` (0: no bag-of-words network). Defaults to 0.
+        free_bits: float ≥ 0, the KL floor λ in nats per latent dimension (0: the plain KL term). Defaults to 0.
 
     Call arguments:
         inputs: dict ``{"history": int (batch, turns, words), "response_in": int (batch, response_len)}`` and
@@ -43,7 +52,9 @@ class VHRED(HRED):
         training: bool.
 
     Returns:
-        dict ``{"logits": (batch, response_len, vocab_size), "kl": (batch,) KL(q ‖ p)}``.
+        dict ``{"logits": (batch, response_len, vocab_size), "kl": (batch,) KL(q ‖ p), "kl_terms": (batch,
+        latent_dim) its terms per dimension}``, and with ``bow_weight > 0`` ``"bow_logits"``: (batch, vocab_size),
+        the bag-of-words scores from ``[c; z]``.
 
     Example:
         >>> import numpy as np
@@ -53,7 +64,8 @@ class VHRED(HRED):
         ((1, 3, 20), (1,))
     """
 
-    def __init__(self, vocab_size, latent_dim=16, latent_hidden=64, kl_annealing_steps=0, **kwargs):
+    def __init__(self, vocab_size, latent_dim=16, latent_hidden=64, kl_annealing_steps=0, bow_weight=0.0,
+                 free_bits=0.0, **kwargs):
         super().__init__(vocab_size, **kwargs)
         check_int(latent_dim, "latent_dim")
         check_int(latent_hidden, "latent_hidden")
@@ -63,6 +75,8 @@ class VHRED(HRED):
                              f"received {kl_annealing_steps!r}")
         self.latent_dim, self.latent_hidden = latent_dim, latent_hidden
         self.kl_annealing_steps = int(kl_annealing_steps)
+        self.bow_weight = check_non_negative(bow_weight, "bow_weight")
+        self.free_bits = check_non_negative(free_bits, "free_bits")
 
         def mlp(name):
             hidden = keras.layers.Dense(latent_hidden, activation="tanh", name=f"{name}_hidden",
@@ -70,6 +84,12 @@ class VHRED(HRED):
             return [hidden, keras.layers.Dense(2 * latent_dim, name=f"{name}_gaussian", dtype=self.dtype_policy)]
 
         self.prior_net, self.posterior_net = mlp("prior"), mlp("posterior")
+        self.bow_net = None
+        if self.bow_weight > 0:
+            self.bow_net = [keras.layers.Dense(latent_hidden, activation="tanh", name="bow_hidden",
+                                               dtype=self.dtype_policy),
+                            keras.layers.Dense(vocab_size, name="bow_output", dtype=self.dtype_policy)]
+            self.bow_per_token = keras.metrics.Mean(name="bow_per_token")
         self.noise_seed = keras.random.SeedGenerator(self.seed + 1, name="noise_seed")
         self.kl_per_token = keras.metrics.Mean(name="kl_per_token")
         self.kl_weight = keras.metrics.Mean(name="kl_weight")
@@ -83,6 +103,9 @@ class VHRED(HRED):
                            (self.posterior_net, self.context_units + self.utterance_units)):
             net[0].build((None, width))
             net[1].build((None, self.latent_hidden))
+        if self.bow_net is not None:
+            self.bow_net[0].build((None, self.context_units + self.latent_dim))
+            self.bow_net[1].build((None, self.latent_hidden))
         # training updates seen, for the KL annealing (a model variable, so every backend's compiled step updates
         # it, and a saved model resumes its schedule)
         self.training_updates = self.add_weight(shape=(), initializer="zeros", trainable=False, dtype="float32",
@@ -124,9 +147,13 @@ class VHRED(HRED):
         if noise is None and training:
             noise = keras.random.normal(ops.shape(mean), seed=self.noise_seed)
         z = mean if noise is None else reparameterize(mean, log_var, ops.cast(noise, mean.dtype))
-        logits = self.decoder_logits(super().decoder_states(ops.concatenate([context, z], axis=-1)), response_in,
-                                      training)
-        return {"logits": logits, "kl": gaussian_kl(mean, log_var, prior_mean, prior_log_var)}
+        context_z = ops.concatenate([context, z], axis=-1)
+        logits = self.decoder_logits(super().decoder_states(context_z), response_in, training)
+        kl_terms = gaussian_kl_terms(mean, log_var, prior_mean, prior_log_var)
+        outputs = {"logits": logits, "kl": ops.sum(kl_terms, axis=-1), "kl_terms": kl_terms}
+        if self.bow_net is not None:
+            outputs["bow_logits"] = self.bow_net[1](self.bow_net[0](context_z))
+        return outputs
 
     def current_kl_weight(self, training):
         """The KL weight now: ``kl_weight(training updates so far)`` while training (counting this update), else 1."""
@@ -137,9 +164,11 @@ class VHRED(HRED):
         return weight
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """``mean over the batch of (reconstruction + w · KL)``, reconstruction = the per-response token
-        cross-entropy sum (padding masked). Updates ``reconstruction_per_token``, ``kl_per_token`` (both per real
-        token) and ``kl_weight``."""
+        """``mean over the batch of (reconstruction + bow_weight · bag-of-words) + w · KL term``: reconstruction
+        = the per-response token cross-entropy sum (padding masked), bag-of-words = the same sum under one softmax
+        of ``bow_logits`` (every word of ``y``, ``</S>`` included, in any order), KL term = the batch mean of KL
+        (``free_bits_kl`` with ``free_bits``). Updates ``reconstruction_per_token``, ``kl_per_token`` (the real
+        KL), ``bow_per_token`` (all per real token) and ``kl_weight``."""
         sums, count = response_cross_entropy(y, y_pred["logits"], self.pad_id)
         kl = y_pred["kl"]
         weight = ops.cast(self.current_kl_weight(training), kl.dtype)
@@ -147,7 +176,20 @@ class VHRED(HRED):
         self.reconstruction_per_token.update_state(ops.sum(sums) / tokens, sample_weight=count)
         self.kl_per_token.update_state(ops.sum(kl) / tokens, sample_weight=count)
         self.kl_weight.update_state(weight)
-        return ops.mean(sums + weight * kl)
+        kl_term = free_bits_kl(y_pred["kl_terms"], self.free_bits) if self.free_bits > 0 else ops.mean(kl)
+        loss = ops.mean(sums) + weight * kl_term
+        if self.bow_net is not None:
+            bow = self.bag_of_words_loss(y, y_pred["bow_logits"])
+            self.bow_per_token.update_state(ops.sum(bow) / tokens, sample_weight=count)
+            loss = loss + self.bow_weight * ops.mean(bow)
+        return loss
+
+    def bag_of_words_loss(self, targets, bow_logits):
+        """``−Σ_t log softmax(bow_logits)[y_t]`` per response: float `(batch,)` for int ``targets``
+        `(batch, response_len)` (padding masked) and ``bow_logits`` `(batch, vocab_size)`."""
+        length = ops.shape(targets)[1]
+        repeated = ops.repeat(ops.expand_dims(bow_logits, 1), length, axis=1)  # (B, L, V): one softmax per reply
+        return response_cross_entropy(targets, repeated, self.pad_id)[0]
 
     # -- inference -----------------------------------------------------------------------------------------
     def sample_prior(self, context, num_samples: int, seed: int = 0) -> np.ndarray:
@@ -170,10 +212,12 @@ class VHRED(HRED):
         return self.log_prob_fn_from_states(self.initial_states(ops.expand_dims(history, 0), z))
 
     def architecture(self) -> dict:
-        return {**super().architecture(), "latent_dim": self.latent_dim, "latent_hidden": self.latent_hidden}
+        return {**super().architecture(), "latent_dim": self.latent_dim, "latent_hidden": self.latent_hidden,
+                "bow_weight": self.bow_weight}
 
     def get_config(self):
         config = super().get_config()
         config.update({"latent_dim": self.latent_dim, "latent_hidden": self.latent_hidden,
-                       "kl_annealing_steps": self.kl_annealing_steps})
+                       "kl_annealing_steps": self.kl_annealing_steps, "bow_weight": self.bow_weight,
+                       "free_bits": self.free_bits})
         return config

@@ -31,7 +31,7 @@ saved_vocabulary_cached = st.cache_resource(saved_vocabulary, show_spinner=False
 
 
 def require_frame() -> None:
-    """A page opened by URL before ``app.py`` ever ran goes to the frame first.
+    """A page opened by URL before the frame (``app.py``, beside ``pages/``) ever ran goes to the frame first.
 
     (Streamlit's legacy ``pages/`` mode runs such a page without its frame until ``st.navigation`` is first
     called.)

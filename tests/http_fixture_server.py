@@ -1,0 +1,106 @@
+"""A local HTTP server in a thread, serving the two original ELMo test models (../shared/fixtures) for the download
+tests, with the faults a real download meets: a connection dropped half-way, no ``Content-Length``, a 404, and a
+response held half-way until the test lets it go. Nothing here reaches beyond 127.0.0.1."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import http.server
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+# the files served, by URL path: (model folder in ../shared/fixtures, file name there)
+FIXTURE_FILES = {
+    "/elmo/bilm_tf/options.json": ("elmo_bilm_tf", "options.json"),
+    "/elmo/bilm_tf/weights.hdf5": ("elmo_bilm_tf", "lm_weights.hdf5"),
+    "/elmo/skip/options.json": ("elmo_skip", "options.json"),
+    "/elmo/skip/weights.hdf5": ("elmo_skip", "lm_weights.hdf5"),
+}
+NORMAL, DROP_HALF_WAY, NO_LENGTH, HOLD_HALF_WAY = "normal", "drop half-way", "no Content-Length", "hold half-way"
+HOLD_TIMEOUT_SECONDS = 30  # a held response is let go after this even if the test forgot to
+
+
+class FixtureServer:
+    """``files`` (``{url path: bytes}``) over HTTP on 127.0.0.1; ``modes[path]`` picks a fault, ``requests`` counts
+    the GETs per path, ``release`` lets held responses go on."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = dict(files)
+        self.modes: dict[str, str] = {}
+        self.requests: collections.Counter = collections.Counter()
+        self.release = threading.Event()
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (the name http.server calls)
+                server.requests[self.path] += 1
+                body = server.files.get(self.path)
+                if body is None:
+                    self.send_error(404, "Not Found")
+                    return
+                mode = server.modes.get(self.path, NORMAL)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                if mode != NO_LENGTH:
+                    self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                half = len(body) // 2
+                if mode == DROP_HALF_WAY:
+                    self.wfile.write(body[:half])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                if mode == HOLD_HALF_WAY:
+                    self.wfile.write(body[:half])
+                    self.wfile.flush()
+                    server.release.wait(HOLD_TIMEOUT_SECONDS)
+                    self.wfile.write(body[half:])
+                    return
+                self.wfile.write(body)
+
+            def log_message(self, *args):  # quiet
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+
+    def wait_for_requests(self, path: str, count: int, timeout: float = 30.0) -> None:
+        """Block until ``path`` has been requested ``count`` times (fails the test after ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        while self.requests[path] < count:
+            if time.monotonic() > deadline:
+                pytest.fail(f"{path} was requested {self.requests[path]} times, expected {count}")
+            time.sleep(0.01)
+
+
+@contextlib.contextmanager
+def serving(shared_fixtures) -> Iterator[FixtureServer]:
+    """A started ``FixtureServer`` over ``FIXTURE_FILES`` (read from ``shared_fixtures``), stopped at the end."""
+    files = {path: (shared_fixtures / folder / name).read_bytes() for path, (folder, name) in FIXTURE_FILES.items()}
+    server = FixtureServer(files)
+    server.thread.start()
+    try:
+        yield server
+    finally:
+        server.release.set()
+        server.httpd.shutdown()
+        server.httpd.server_close()
+
+
+PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
+
+
+def isolate_downloads(monkeypatch, cache) -> None:
+    """Downloads into ``cache``, online, straight to 127.0.0.1 (no proxy from the environment in between)."""
+    monkeypatch.setenv("ELMO_KERAS_PRETRAINED_DIR", str(cache))
+    monkeypatch.delenv("ELMO_KERAS_OFFLINE", raising=False)
+    for variable in PROXY_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)

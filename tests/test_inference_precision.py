@@ -1,0 +1,163 @@
+"""``precision=`` of inference: bfloat16 vectors against float32 ones (per-token cosine ≥ 0.9999) on both original
+test models and a mid-size random model, what ``"auto"`` picks, and the argument on the embedder, the analysis
+helpers and the CLI."""
+
+import argparse
+
+import numpy as np
+import pytest
+
+from elmo_keras._backend import precision as backend_precision
+from elmo_keras._quiet import keras
+from elmo_keras.analysis.embeddings import sentence_activations
+from elmo_keras.cli.embed import PRECISION_CHOICES, add_embed_arguments
+from elmo_keras.layers import BiLM, CharCNN
+from elmo_keras.models import build_bilm_lm, get_preset
+from elmo_keras.models.bilm import inference_precision
+from elmo_keras.models.bilm.inference_plan import macs_per_token
+from elmo_keras.models.bilm.inference_precision import (
+    BFLOAT16_MIN_MACS_PER_TOKEN,
+    PRECISIONS,
+    execution_with,
+    inference_matmul_dtype,
+)
+from elmo_keras.pretrained.embedder import ElmoEmbedder
+from elmo_keras.text.batching import WordIds
+from elmo_keras.text.vocabulary import Vocabulary
+from tests.backend_support import BACKEND
+
+MIN_COSINE = 0.9999  # per token, every layer
+# the largest |bfloat16 − float32| over every layer and token; measured 5e-3 on the test models (|vectors| ≤ 1.7)
+# and on the mid-size model, 1e-2 with bfloat16 inputs everywhere; this bound leaves a margin
+MAX_DIFFERENCE = 2e-2
+WORDS = ["the", "river", "bank", "a", "by"]
+ORIGINAL_FILTERS = ((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512), (7, 1024))
+
+
+def _per_token_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    return (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def _compare(float32_vectors, bfloat16_vectors) -> float:
+    """Check every sentence's bfloat16 vectors against float32's; return the largest absolute difference."""
+    largest = 0.0
+    for a, b in zip(float32_vectors, bfloat16_vectors):
+        assert a.shape == b.shape and b.dtype == np.float32
+        assert _per_token_cosines(a, b).min() >= MIN_COSINE
+        largest = max(largest, float(np.abs(a - b).max()))
+    assert largest <= MAX_DIFFERENCE
+    return largest
+
+
+def _sentences(sentences):
+    return [sentence for group in sentences for sentence in group[:4]]  # 12 sentences of the bilm-tf test lists
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("model", ["elmo_bilm_tf", "elmo_skip"])
+def test_bfloat16_matches_float32_on_the_original_test_models(shared_fixtures, sentences, model):
+    files = (shared_fixtures / model / "options.json", shared_fixtures / model / "lm_weights.hdf5")
+    float32 = ElmoEmbedder(*files, precision="float32")
+    bfloat16 = ElmoEmbedder(bilm=float32.bilm, precision="bfloat16")
+    assert bfloat16.matmul_dtype == "bfloat16" and float32.matmul_dtype is None
+    batch = _sentences(sentences)
+    _compare(float32.embed_batch(batch), bfloat16.embed_batch(batch))
+
+
+@pytest.mark.fixtures
+def test_auto_keeps_the_test_models_in_float32(model_dir, sentences, monkeypatch):
+    monkeypatch.setattr(inference_precision, "has_native_bfloat16_inference", lambda: True)  # even where it pays
+    auto = ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5")
+    assert auto.precision == "auto" and auto.matmul_dtype is None
+    assert macs_per_token(auto.bilm) < BFLOAT16_MIN_MACS_PER_TOKEN
+    float32 = ElmoEmbedder(bilm=auto.bilm, precision="float32")
+    batch = _sentences(sentences)
+    for a, b in zip(auto.embed_batch(batch), float32.embed_batch(batch)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.fixtures
+def test_stateful_and_xla_embedding_honour_bfloat16(model_dir, sentences):
+    stateful = ElmoEmbedder(model_dir / "options.json", model_dir / "lm_weights.hdf5", stateful=True,
+                            precision="float32")
+    batch = [sentences[k][0] for k in range(3)]
+    float32 = stateful.embed_batch(batch)
+    stateful.reset_states()  # the two embedders share the biLM and its carried state
+    _compare(float32, ElmoEmbedder(bilm=stateful.bilm, stateful=True, precision="bfloat16").embed_batch(batch))
+    if BACKEND == "tensorflow":  # elsewhere "xla" is the same jit or eager call as "graph"
+        graph = ElmoEmbedder(bilm=stateful.bilm, execution="graph", precision="bfloat16").embed_batch(batch)
+        xla = ElmoEmbedder(bilm=stateful.bilm, execution="xla", precision="bfloat16").embed_batch(batch)
+        _compare(graph, xla)
+
+
+def test_bfloat16_matches_float32_on_a_mid_size_random_model():
+    """ELMo's 2048-filter-wide character CNN cut to 512 filters, LSTM 1024 cells → 128 with clipping and residuals
+    (ELMo-small's LSTM), untrained."""
+    keras.utils.set_random_seed(0)
+    char_cnn = CharCNN(filters=ORIGINAL_FILTERS[:5], n_highway=2, projection_dim=128)
+    bilm = BiLM(char_cnn, units=1024, projection_dim=128, cell_clip=3.0, proj_clip=3.0, use_skip_connections=True)
+    rng = np.random.default_rng(0)
+    words = ["".join(rng.choice(list("abcdefghij"), size=rng.integers(2, 9))) for _ in range(50)]
+    batch = [list(rng.choice(words, size=length)) for length in (12, 7, 3, 15)]
+    float32 = ElmoEmbedder(bilm=bilm, precision="float32").embed_batch(batch)
+    _compare(float32, ElmoEmbedder(bilm=bilm, precision="bfloat16").embed_batch(batch))
+
+
+def test_auto_chooses_bfloat16_for_published_sizes_only_where_native(monkeypatch):
+    small = BiLM(CharCNN(filters=ORIGINAL_FILTERS, n_highway=1, projection_dim=128), units=1024, projection_dim=128)
+    toy = BiLM(CharCNN(filters=ORIGINAL_FILTERS[:4], n_highway=1, projection_dim=128), units=256, projection_dim=128)
+    assert macs_per_token(toy) < BFLOAT16_MIN_MACS_PER_TOKEN <= macs_per_token(small)  # unbuilt: sizes only
+    for native in (True, False):
+        monkeypatch.setattr(inference_precision, "has_native_bfloat16_inference", lambda native=native: native)
+        assert inference_matmul_dtype(small, "auto") == ("bfloat16" if native else None)
+        assert inference_matmul_dtype(toy, "auto") is None
+        assert inference_matmul_dtype(small, "float32") is None  # the opt-out
+        assert inference_matmul_dtype(toy, "bfloat16") == "bfloat16"  # asked for: any size, any backend
+
+
+def test_native_bfloat16_inference_needs_tensorflow_on_a_native_cpu(monkeypatch):
+    native = backend_precision.has_native_bfloat16()
+    assert backend_precision.has_native_bfloat16_inference() is (BACKEND == "tensorflow" and native)
+    monkeypatch.setattr(backend_precision, "has_native_bfloat16", lambda: False)  # emulated bfloat16, or not TF
+    assert backend_precision.has_native_bfloat16_inference() is False
+
+
+def test_bfloat16_keeps_auto_execution_on_the_graph():
+    assert execution_with("auto", "bfloat16") == "graph"
+    assert execution_with("auto", None) == "auto"
+    assert execution_with("xla", "bfloat16") == "xla"  # asked for: as asked
+
+
+@pytest.fixture(scope="module")
+def tiny_lm():
+    """The ``tiny`` preset's word-level language model, untrained, with a vocabulary."""
+    keras.utils.set_random_seed(0)
+    model = build_bilm_lm(get_preset("tiny"), len(WORDS) + 4)
+    model.build((None, None))
+    model.vocabulary = Vocabulary(WORDS)
+    return model
+
+
+def test_bad_precision_is_named(tiny_lm):
+    with pytest.raises(ValueError, match=r"precision must be one of \('auto', 'float32', 'bfloat16'\), received 'fp"):
+        ElmoEmbedder(bilm=tiny_lm.bilm, sentence_ids=WordIds(tiny_lm.vocabulary), precision="fp16")
+    with pytest.raises(ValueError, match="precision must be one of"):
+        sentence_activations(tiny_lm, [["the", "bank"]], precision="half")
+
+
+def test_analysis_helpers_take_precision(tiny_lm):
+    sentences = [["the", "river", "bank"], ["a", "bank", "by", "the", "river"]]
+    float32 = sentence_activations(tiny_lm, sentences, precision="float32")
+    _compare(float32, sentence_activations(tiny_lm, sentences, precision="bfloat16"))
+    for a, b in zip(float32, sentence_activations(tiny_lm, sentences)):  # "auto": a tiny model stays float32
+        np.testing.assert_array_equal(a, b)
+
+
+def test_cli_precision_choices_and_argument():
+    assert PRECISION_CHOICES == PRECISIONS  # the CLI spells them out (no Keras for --help)
+    parser = argparse.ArgumentParser()
+    add_embed_arguments(parser)
+    assert parser.parse_args(["in.txt", "out.hdf5", "--model-dir", "m"]).precision == "auto"
+    assert parser.parse_args(["in.txt", "out.hdf5", "--model-dir", "m", "--precision", "bfloat16"]).precision \
+        == "bfloat16"
