@@ -4,13 +4,15 @@ against the same pipeline on PyTorch's fused kernels (``torch_reference.FusedElm
 ``nn.LSTM(proj_size=)``, a speed bound), same random model files, same sentences, interleaved rounds in one run.
 
     python benchmarks/elmo_vs_allennlp.py [--size both] [--sentences 2000] [--original-sentences 200] [--rounds 2]
-        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 10] [--no-latency]
+        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 10] [--no-latency] [--precision float32]
 
 End to end (``--size``: elmo-small, original or both): ``--sentences`` sentences of 5–40 tokens (uniform) at the
 ELMo-small size and ``--original-sentences`` at the original size, words drawn from a 5,000-word list of random
 lowercase strings (seed 0). Ours: construction (``ElmoEmbedder(options, weights, execution=…)``) to the HDF5 file
 written by ``embed_file`` (batch 64), compilation and tracing included, as a one-off CLI run pays; each of
-``--ours`` (``auto``, the default; ``graph``; ``xla``, compiled per padded shape). The references: construction
+``--ours`` (``auto``, the default; ``graph``; ``xla``, compiled per padded shape), at the embedder's default precision
+(``precision="auto"``: bfloat16 matmuls on a CPU with native bfloat16, at ELMo's sizes) unless ``--precision``
+says otherwise; each line says which. The references: construction
 (weights loaded as AllenNLP loads them) to the same HDF5 layout written with h5py, batches of 64 in file order, each
 sorted by length inside. PyTorch runs ``--threads`` intra-op threads (TensorFlow its default). Every ratio is the
 other side's seconds over ours, per round and for the best of the rounds.
@@ -65,11 +67,11 @@ def _read_options(path):
         return json.load(handle)
 
 
-def ours(files, corpus: pathlib.Path, output: pathlib.Path, execution: str) -> float:
+def ours(files, corpus: pathlib.Path, output: pathlib.Path, execution: str, options: dict) -> float:
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
     start = time.perf_counter()
-    embedder = ElmoEmbedder(*files, execution=execution)
+    embedder = ElmoEmbedder(*files, execution=execution, **options)
     embedder.embed_file(corpus, output, batch_size=BATCH)
     return time.perf_counter() - start
 
@@ -90,38 +92,41 @@ def largest_difference(a_path, b_path, count: int) -> float:
         return max(float(np.abs(a[str(i)][()] - b[str(i)][()]).max()) for i in range(count))
 
 
-def auto_plan(files, corpus: pathlib.Path) -> str:
+def auto_plan(files, corpus: pathlib.Path, options: dict) -> str:
     """Which padded lengths ``"auto"`` compiles for this corpus (the plan ``embed_file`` makes), and why."""
     from elmo_keras.models.bilm.inference_plan import ExecutionPlan, job_steps, macs_per_token
     from elmo_keras.pretrained.embedder import ElmoEmbedder
     from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES
 
-    bilm = ElmoEmbedder(*files, execution="graph").bilm
+    embedder = ElmoEmbedder(*files, **options)
+    bilm = embedder.bilm
     plan = ExecutionPlan(bilm, "auto", BATCH)
     lengths = [len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines()]
     plan.add(job_steps(lengths, BATCH, BATCH * SORT_WINDOW_BATCHES))
     one_token = plan.cost.graph_seconds(1, 1)
-    return (f"{macs_per_token(bilm) / 1e6:.1f}M multiply-adds per token; predicted: one compile = "
+    return (f"ours in {getattr(embedder, 'matmul_dtype', None) or 'float32'}, execution auto runs "
+            f"{embedder.execution}; {macs_per_token(bilm) / 1e6:.1f}M multiply-adds per token; predicted (float32): "
+            "one compile = "
             f"{plan.cost.compile_seconds / one_token:,.0f} tokens on the graph, XLA "
             f"{one_token / plan.cost.xla_seconds(1, 1):.2f}x the graph per padded token; auto compiles padded "
             f"lengths: {sorted(plan.compiled) or 'none (the graph throughout)'}")
 
 
-def end_to_end(size: str, count: int, rounds: int, paths: list[str], tmp: pathlib.Path) -> None:
+def end_to_end(size: str, count: int, rounds: int, paths: list[str], tmp: pathlib.Path, options: dict) -> None:
     files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
     corpus = tmp / "corpus.txt"
     write_corpus(corpus, count)
     tokens = sum(len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines())
     print(f"\nEnd to end, {size}: {count:,} sentences ({tokens:,} tokens) of 5-40 tokens, batch {BATCH}, "
           "construction to vectors on disk, compilation included")
-    print(f"  {auto_plan(files, corpus)}")
+    print(f"  {auto_plan(files, corpus, options)}")
     best: dict[str, float] = {}
     for round_index in range(rounds):
         seconds = {}
         for name in REFERENCES:
             seconds[name] = reference(files, corpus, tmp / f"{name}.hdf5", name)
         for path in paths:
-            seconds[path] = ours(files, corpus, tmp / f"ours-{path}.hdf5", path)
+            seconds[path] = ours(files, corpus, tmp / f"ours-{path}.hdf5", path, options)
         for name, value in seconds.items():
             best[name] = min(best.get(name, float("inf")), value)
         times = "   ".join(f"{name} {value:6.1f} s" for name, value in seconds.items())
@@ -157,19 +162,20 @@ def recurrent_bytes_per_step(options) -> int:
     return 2 * lstm["n_layers"] * (projection * 4 * cells + cells * projection) * FLOAT32_BYTES
 
 
-def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: pathlib.Path) -> None:
+def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: pathlib.Path, options: dict) -> None:
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
     files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
     rng = np.random.default_rng(1)
     sentence = ["".join(rng.choice(list("abcdefghij"), size=rng.integers(2, 9))) for _ in range(LATENCY_TOKENS)]
-    embedder, elmo = ElmoEmbedder(*files), AllenNLPStyleElmo(*files)
+    embedder, elmo = ElmoEmbedder(*files, **options), AllenNLPStyleElmo(*files)
     reference_ms = 1e3 * fastest_seconds(lambda: elmo.embed_sentence(sentence), repeats)
     ours_ms = 1e3 * fastest_seconds(lambda: embedder.embed_sentence(sentence), repeats)
     steps = LATENCY_TOKENS + 2
     per_step = recurrent_bytes_per_step(SIZES[size])
     floor_ms = 1e3 * per_step * steps / bandwidth
-    print(f"  {size}: AllenNLP-style {reference_ms:7.1f} ms   ours {ours_ms:7.1f} ms   "
+    dtype = getattr(embedder, "matmul_dtype", None) or "float32"
+    print(f"  {size}: AllenNLP-style {reference_ms:7.1f} ms   ours ({dtype}) {ours_ms:7.1f} ms   "
           f"{reference_ms / ours_ms:4.2f}x   floor {floor_ms:6.1f} ms ({per_step / 1e6:.1f} MB per step × {steps} "
           f"steps; ours at {floor_ms / ours_ms:.0%} of it)")
 
@@ -187,7 +193,9 @@ def main() -> None:
     parser.add_argument("--ours", default=",".join(OUR_PATHS), help="our execution modes to time (default all)")
     parser.add_argument("--latency-repeats", type=int, default=10)
     parser.add_argument("--no-latency", action="store_true", help="skip the single-sentence latency")
+    parser.add_argument("--precision", help="our ElmoEmbedder's precision= (default: the embedder's default)")
     args = parser.parse_args()
+    options = {} if args.precision is None else {"precision": args.precision}
     paths = args.ours.split(",")
     torch.set_num_threads(args.threads)
     import warnings
@@ -201,11 +209,11 @@ def main() -> None:
             print(f"\nSingle sentence ({LATENCY_TOKENS} tokens, warm, fastest of {args.latency_repeats}); memory "
                   f"bandwidth (NumPy copy of {COPY_BYTES >> 20} MiB) {bandwidth / 1e9:.1f} GB/s")
             for size in ("elmo-small", "original"):
-                single_sentence_latency(size, args.latency_repeats, bandwidth, tmp)
+                single_sentence_latency(size, args.latency_repeats, bandwidth, tmp, options)
         sizes = sorted(SIZES) if args.size == "both" else [args.size]
         counts = {"elmo-small": args.sentences, "original": args.original_sentences}
         for size in sizes:
-            end_to_end(size, counts[size], args.rounds, paths, tmp)
+            end_to_end(size, counts[size], args.rounds, paths, tmp, options)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from elmo_keras.cli.devices import add_devices_argument, split_cpu_devices
 from elmo_keras.cli.stopping import EXIT_OK, checked_progress
 from elmo_keras.limits import MAX_BATCH_SIZE
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
@@ -79,9 +80,7 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES,
                         help="split every batch across devices: mirrored (TensorFlow) over every GPU, else every "
                              "CPU device (see --devices); stateless, graph execution")
-    parser.add_argument("--devices", type=int, metavar="N",
-                        help="split the CPU into N logical devices for --strategy (a simulation on a machine "
-                             "without accelerators)")
+    add_devices_argument(parser)
     parser.add_argument("--shard", type=shard_argument, metavar="K/N",
                         help="embed only shard K of N (K = 1 … N): a contiguous block of whole sorting windows "
                              f"(--batch-size × {SORT_WINDOW_BATCHES} lines), datasets named by their line in the whole "
@@ -91,14 +90,9 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_embed(args: argparse.Namespace) -> int:
     """Embed ``args.input`` into ``args.output``; errors propagate to ``main`` (which prints them)."""
-    from elmo_keras.models.bilm.distribution import configure_cpu_devices  # Keras: heavy, not for --help
-    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths
+    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths  # Keras: heavy, not for --help
 
-    if args.devices is not None:  # first: the backend's runtime must not have started
-        try:
-            configure_cpu_devices(args.devices)
-        except RuntimeError as error:
-            raise ValueError(f"--devices {args.devices}: {error}") from None
+    split_cpu_devices(args.devices)  # first: the backend's runtime must not have started
     files = None if args.model_dir is not None else (args.model or args.options, args.weights)  # a name: weights None
     # before downloading or loading the model: the paths exist, and the output destroys nothing that is read (the
     # cached copies of URLs included)

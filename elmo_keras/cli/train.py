@@ -25,6 +25,7 @@ import pathlib
 import sys
 import warnings
 
+from elmo_keras.cli.devices import add_devices_argument, split_cpu_devices
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
 from elmo_keras.data.corpus_files import corpus_paths, file_sentences
@@ -67,9 +68,7 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES,
                         help="data-parallel training: mirrored (TensorFlow) or data-parallel (JAX), over every GPU, "
                              "else every CPU device (see --devices); --batch-size is the global batch")
-    parser.add_argument("--devices", type=int, metavar="N",
-                        help="split the CPU into N logical devices for --strategy (a simulation on a machine "
-                             "without accelerators)")
+    add_devices_argument(parser)
     parser.add_argument("--checkpoint-dir", metavar="DIR",
                         help="write a checkpoint at every epoch end (and every --checkpoint-every steps) into DIR; "
                              "the latest 2 are kept")
@@ -208,15 +207,10 @@ def run_train(args: argparse.Namespace) -> int:
     """Train a biLM and save it as ``args.output``, printing per-epoch lines and a summary on stderr."""
     from elmo_keras.models.bilm.checkpoint_files import checkpoint_files  # Keras and the backend: heavy, not for --help
     from elmo_keras.models.bilm.checkpoints import refuse_checkpoints_in_corpus
-    from elmo_keras.models.bilm.distribution import configure_cpu_devices
     from elmo_keras.models.bilm.training import train_bilm
 
     refuse_checkpoints_in_corpus(args.checkpoint_dir, args.corpus, "--checkpoint-dir")  # the glob, as the user gave it
-    if args.devices is not None:  # first: the backend's runtime must not have started
-        try:
-            configure_cpu_devices(args.devices)
-        except RuntimeError as error:
-            raise ValueError(f"--devices {args.devices}: {error}") from None
+    split_cpu_devices(args.devices)  # first: the backend's runtime must not have started
     streamed = is_streamed(args)
     corpus_files = corpus_paths(args.corpus) if streamed else args.corpus
     check_model_dir_output(args.output, corpus_files, args.checkpoint_dir)  # before training, which takes a while

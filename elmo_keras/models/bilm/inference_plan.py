@@ -3,7 +3,8 @@
 On TensorFlow the biLM runs two ways that give the same vectors (to float32 rounding, ≤ 1e-5):
 
 - ``"graph"``: one graph traced once for every shape; a batch is padded only to its longest sentence.
-- ``"xla"``: compiled by XLA, faster per token once compiled, but compiled once per input shape (seconds each).
+- ``"xla"``: compiled by XLA, at most a little faster per token once compiled on a CPU (docs/speed.md), but
+  compiled once per input shape (a second or more each).
   Within a job every batch is padded to ``batch_size`` rows and its time axis to a multiple of ``time_bucket``
   steps, so a job compiles at most once per such *bucket*.
 
@@ -20,10 +21,10 @@ JAX has no path that is not compiled per shape (``"graph"`` and ``"xla"`` are bo
 ``"graph"``, with a job's batches padded to ``batch_size`` rows and to the buckets. PyTorch runs every mode eagerly:
 ``"auto"`` is ``"graph"`` there, which is the eager call.
 
-Example:
+Example (``lengths``: the job's sentence lengths in tokens; ``bilm``: a built ``BiLM``):
     >>> plan = ExecutionPlan(bilm, "auto", batch_size=64)
-    >>> plan.add([42, 40, 38, 26])  # the steps (boundaries included) of the batches the job will run
-    >>> plan.run_for(40)  # BatchRun(execution='graph', rows=None, time_bucket=1) for a job this small
+    >>> plan.add(job_steps(lengths, 64, 64 * SORT_WINDOW_BATCHES))  # every batch of the job, before the first
+    >>> plan.run_for(26)  # BatchRun("graph"), or BatchRun("xla", 64, 16) where bucket 32 repays its compile
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ class ExecutionPlan:
         execution: ``"auto"``, ``"graph"``, ``"xla"`` or ``"eager"``.
         batch_size: int, the job's rows per batch: compiled batches are padded to it.
         time_bucket: int ≥ 1, compiled batches' time axis is padded to a multiple of it. Defaults to 16.
-        cost: the cost model. Defaults to ``InferenceCost(macs_per_token(bilm))``.
+        cost: the cost model. Defaults to ``InferenceCost(*macs_per_token_parts(bilm))``.
     """
 
     def __init__(self, bilm, execution: str, batch_size: int, time_bucket: int = DEFAULT_TIME_BUCKET,
