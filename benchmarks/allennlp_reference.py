@@ -315,6 +315,11 @@ def write_model_files(directory, options, tensors) -> tuple[str, str]:
     return options_path, weights_path
 
 
+def random_model_files(directory, size: str, seed: int = 0) -> tuple[str, str]:
+    """``write_model_files`` of an untrained model of ``SIZES[size]`` into ``directory``; returns the two paths."""
+    return write_model_files(directory, SIZES[size], random_tensors(SIZES[size], seed))
+
+
 # -- self-check ---------------------------------------------------------------------------------------------------
 
 

@@ -28,8 +28,8 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402  (the benchmark measures the TensorFlow backend)
-from allennlp_reference import SIZES, random_tensors, write_model_files  # noqa: E402
-from elmo_vs_allennlp import write_corpus  # noqa: E402
+from allennlp_reference import SIZES, random_model_files  # noqa: E402
+from elmo_vs_allennlp import corpus_sentences  # noqa: E402
 from timing import cpu_name, fastest_seconds  # noqa: E402
 
 from elmo_keras._backend import has_native_bfloat16  # noqa: E402
@@ -80,10 +80,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        options = SIZES[args.size]
-        files = write_model_files(tmp, options, random_tensors(options))
-        write_corpus(tmp / "corpus.txt", args.sentences)
-        sentences = [line.split() for line in (tmp / "corpus.txt").read_text(encoding="utf-8").splitlines()]
+        files = random_model_files(tmp, args.size)
+        sentences = corpus_sentences(tmp / "corpus.txt", args.sentences)
         lengths = [len(sentence) for sentence in sentences]
         embedders = {"float32": ElmoEmbedder(*files, execution=args.execution, precision="float32")}
         embedders["bfloat16"] = ElmoEmbedder(bilm=embedders["float32"].bilm, execution=args.execution,

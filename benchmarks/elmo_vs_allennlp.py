@@ -40,7 +40,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from allennlp_reference import SIZES, AllenNLPStyleElmo, random_tensors, read_tensors, write_model_files  # noqa: E402
+from allennlp_reference import SIZES, AllenNLPStyleElmo, random_model_files, read_tensors  # noqa: E402
 from timing import cpu_name, fastest_seconds  # noqa: E402
 from torch_reference import FusedElmo  # noqa: E402
 
@@ -60,6 +60,12 @@ def write_corpus(path: pathlib.Path, count: int, seed: int = 0) -> None:
     words = ["".join(rng.choice(letters, size=rng.integers(2, 10))) for _ in range(5000)]
     lines = [" ".join(rng.choice(words, size=rng.integers(5, 41))) for _ in range(count)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def corpus_sentences(path: pathlib.Path, count: int) -> list[list[str]]:
+    """``write_corpus(path, count)``, then its sentences as token lists (as the embedder reads the file)."""
+    write_corpus(path, count)
+    return [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def _read_options(path):
@@ -113,7 +119,7 @@ def auto_plan(files, corpus: pathlib.Path, options: dict) -> str:
 
 
 def end_to_end(size: str, count: int, rounds: int, paths: list[str], tmp: pathlib.Path, options: dict) -> None:
-    files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
+    files = random_model_files(tmp, size)
     corpus = tmp / "corpus.txt"
     write_corpus(corpus, count)
     tokens = sum(len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines())
@@ -165,7 +171,7 @@ def recurrent_bytes_per_step(options) -> int:
 def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: pathlib.Path, options: dict) -> None:
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
-    files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
+    files = random_model_files(tmp, size)
     rng = np.random.default_rng(1)
     sentence = ["".join(rng.choice(list("abcdefghij"), size=rng.integers(2, 9))) for _ in range(LATENCY_TOKENS)]
     embedder, elmo = ElmoEmbedder(*files, **options), AllenNLPStyleElmo(*files)

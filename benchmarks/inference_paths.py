@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import numpy as np  # noqa: E402
-from allennlp_reference import SIZES, random_tensors, write_model_files  # noqa: E402
+from allennlp_reference import random_model_files  # noqa: E402
 from timing import cpu_name  # noqa: E402
 
 from elmo_keras._backend import compile_for_inference  # noqa: E402
@@ -42,7 +42,7 @@ def seconds(fn) -> float:
 
 
 def measure(size: str, steps: list[int], repeats: int, tmp: pathlib.Path, batch: int = BATCH) -> None:
-    files = write_model_files(tmp, SIZES[size], random_tensors(SIZES[size]))
+    files = random_model_files(tmp, size)
     bilm = ElmoEmbedder(*files, execution="graph").bilm
     rng = np.random.default_rng(0)
     inputs = {t: char_ids_with_boundaries([["".join(rng.choice(list("abcdefgh"), size=rng.integers(2, 9)))

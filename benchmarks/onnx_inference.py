@@ -29,8 +29,8 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import numpy as np  # noqa: E402
 import onnxruntime  # noqa: E402
-from allennlp_reference import SIZES, random_tensors, write_model_files  # noqa: E402
-from elmo_vs_allennlp import write_corpus  # noqa: E402
+from allennlp_reference import SIZES, random_model_files  # noqa: E402
+from elmo_vs_allennlp import corpus_sentences  # noqa: E402
 from timing import cpu_name  # noqa: E402
 
 from elmo_keras.pretrained.embedder import ElmoEmbedder  # noqa: E402
@@ -62,10 +62,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        options = SIZES[args.size]
-        files = write_model_files(tmp, options, random_tensors(options))
-        write_corpus(tmp / "corpus.txt", args.sentences)
-        sentences = [line.split() for line in (tmp / "corpus.txt").read_text(encoding="utf-8").splitlines()]
+        files = random_model_files(tmp, args.size)
+        sentences = corpus_sentences(tmp / "corpus.txt", args.sentences)
         batches = sorted_batches(sentences, args.batch)
         ours = ElmoEmbedder(*files)  # the default path: precision "auto" (bfloat16 matmuls on CPUs that have them)
         sides = {f"ours ({ours.matmul_dtype or 'float32'})": ours}
