@@ -20,8 +20,9 @@ other side's seconds over ours, per round and for the best of the rounds.
 Latency (both sizes, unless ``--no-latency``): ``embed_sentence`` of one 20-token sentence, warm, the fastest of
 ``--latency-repeats`` calls, ours (``"auto"``, which runs one sentence on the graph) against the AllenNLP-style
 reference, with the floor that memory bandwidth puts under any loop over time steps: the recurrent and projection
-matrices of every direction and layer read once per step (22 steps: the sentence and its boundaries), at the
-bandwidth of a large NumPy copy measured in the same run. Needs PyTorch (not a project dependency).
+matrices of every direction and layer read once per step (22 steps: the sentence and its boundaries), in the dtype
+our matmuls read them (bfloat16: half float32's bytes), at the bandwidth of a large NumPy copy measured in the same
+run. Matrices that stay in the CPU's caches between steps can beat that floor. Needs PyTorch (not a project dependency).
 """
 
 from __future__ import annotations
@@ -160,12 +161,13 @@ def memory_bandwidth() -> float:
     return 2 * COPY_BYTES / seconds
 
 
-def recurrent_bytes_per_step(options) -> int:
+def recurrent_bytes_per_step(options, bytes_per_weight: int = FLOAT32_BYTES) -> int:
     """Bytes of the matrices a loop over time steps reads at every step: per direction and layer the recurrent
-    kernel `(projection, 4 * cells)` and the projection `(cells, projection)`, float32."""
+    kernel `(projection, 4 * cells)` and the projection `(cells, projection)`, ``bytes_per_weight`` each (float32: 4,
+    bfloat16: 2)."""
     lstm = options["lstm"]
     cells, projection = lstm["dim"], lstm["projection_dim"]
-    return 2 * lstm["n_layers"] * (projection * 4 * cells + cells * projection) * FLOAT32_BYTES
+    return 2 * lstm["n_layers"] * (projection * 4 * cells + cells * projection) * bytes_per_weight
 
 
 def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: pathlib.Path, options: dict) -> None:
@@ -178,9 +180,9 @@ def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: path
     reference_ms = 1e3 * fastest_seconds(lambda: elmo.embed_sentence(sentence), repeats)
     ours_ms = 1e3 * fastest_seconds(lambda: embedder.embed_sentence(sentence), repeats)
     steps = LATENCY_TOKENS + 2
-    per_step = recurrent_bytes_per_step(SIZES[size])
-    floor_ms = 1e3 * per_step * steps / bandwidth
     dtype = getattr(embedder, "matmul_dtype", None) or "float32"
+    per_step = recurrent_bytes_per_step(SIZES[size], 2 if dtype == "bfloat16" else FLOAT32_BYTES)
+    floor_ms = 1e3 * per_step * steps / bandwidth
     print(f"  {size}: AllenNLP-style {reference_ms:7.1f} ms   ours ({dtype}) {ours_ms:7.1f} ms   "
           f"{reference_ms / ours_ms:4.2f}x   floor {floor_ms:6.1f} ms ({per_step / 1e6:.1f} MB per step × {steps} "
           f"steps; ours at {floor_ms / ours_ms:.0%} of it)")

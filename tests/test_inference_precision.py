@@ -11,7 +11,7 @@ from elmo_keras._backend import precision as backend_precision
 from elmo_keras._quiet import keras
 from elmo_keras.analysis.embeddings import sentence_activations
 from elmo_keras.cli.embed import PRECISION_CHOICES, add_embed_arguments
-from elmo_keras.layers import BiLM, CharCNN
+from elmo_keras.layers import BiLM, CharCNN, matmul_dtype
 from elmo_keras.models import build_bilm_lm, get_preset
 from elmo_keras.models.bilm import inference_precision
 from elmo_keras.models.bilm.inference_plan import macs_per_token
@@ -30,6 +30,9 @@ MIN_COSINE = 0.9999  # per token, every layer
 # the largest |bfloat16 − float32| over every layer and token; measured 5e-3 on the test models (|vectors| ≤ 1.7)
 # and on the mid-size model, 1e-2 with bfloat16 inputs everywhere; this bound leaves a margin
 MAX_DIFFERENCE = 2e-2
+# kept bfloat16 copies against the per-call cast: the same bfloat16 numbers in another layout (transposed), so only
+# the matmuls' accumulation order may differ; measured 0.0 on the bilm-tf test model on all three backends
+KEPT_COPY_TOLERANCE = 1e-5
 WORDS = ["the", "river", "bank", "a", "by"]
 ORIGINAL_FILTERS = ((1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512), (7, 1024))
 
@@ -161,3 +164,42 @@ def test_cli_precision_choices_and_argument():
     assert parser.parse_args(["in.txt", "out.hdf5", "--model-dir", "m"]).precision == "auto"
     assert parser.parse_args(["in.txt", "out.hdf5", "--model-dir", "m", "--precision", "bfloat16"]).precision \
         == "bfloat16"
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("stateful", [False, True])
+def test_an_embedder_that_loads_its_weights_keeps_bfloat16_copies(model_dir, sentences, stateful):
+    """An embedder that loaded its biLM keeps transposed bfloat16 copies of the kernels (made once, not cast per call)
+    and freezes the biLM; its vectors are those of the per-call cast up to the matmuls' accumulation order."""
+    files = (model_dir / "options.json", model_dir / "lm_weights.hdf5")
+    kept = ElmoEmbedder(*files, stateful=stateful, precision="bfloat16")
+    assert not kept.bilm.trainable
+    kernel = kept.bilm.token_encoder.projection.kernel
+    copy = matmul_dtype.kernel_for(kernel, "bfloat16", "float32")
+    if BACKEND == "jax":  # a jitted function would take the copies as constants: none are kept
+        assert not isinstance(copy, matmul_dtype.TransposedKernel)
+    else:
+        assert isinstance(copy, matmul_dtype.TransposedKernel) and copy.shape == tuple(kernel.shape)
+        np.testing.assert_array_equal(keras.ops.convert_to_numpy(keras.ops.cast(matmul_dtype.matrix(copy), "float32")),
+                                      keras.ops.convert_to_numpy(keras.ops.cast(kernel.value, "bfloat16"))
+                                      .astype(np.float32))
+    cast_per_call = ElmoEmbedder(bilm=ElmoEmbedder(*files, precision="float32").bilm, stateful=stateful,
+                                 precision="bfloat16")
+    assert matmul_dtype.kernel_for(cast_per_call.bilm.token_encoder.projection.kernel, "bfloat16", "float32").shape \
+        == tuple(kernel.shape)
+    batch = [sentences[k][0] for k in range(3)]
+    for a, b in zip(kept.embed_batch(batch), cast_per_call.embed_batch(batch)):
+        np.testing.assert_allclose(a, b, atol=KEPT_COPY_TOLERANCE)
+
+
+def test_kept_copies_hold_half_the_kernels_and_only_the_kernels():
+    keras.utils.set_random_seed(0)
+    bilm = BiLM(CharCNN(filters=((1, 4), (2, 4)), projection_dim=8), units=16, projection_dim=8)
+    bilm.build((None, None, 50))
+    kernels = [w for w in bilm.weights if len(w.shape) >= 2]
+    kept_bytes = matmul_dtype.keep_narrowed_kernels(bilm, "bfloat16")
+    assert kept_bytes == (0 if BACKEND == "jax" else sum(2 * int(np.prod(w.shape)) for w in kernels))
+    assert matmul_dtype.keep_narrowed_kernels(bilm, None) == 0
+    bias = bilm.token_encoder.projection.bias  # a vector: cast per call, never kept
+    assert not isinstance(matmul_dtype.kernel_for(bias, "bfloat16", "float32"), matmul_dtype.TransposedKernel)
+    assert keras.backend.standardize_dtype(matmul_dtype.kernel_for(kernels[0], None, "float32").dtype) == "float32"

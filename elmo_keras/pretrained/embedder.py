@@ -13,6 +13,7 @@ import numpy as np
 
 from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.matmul_dtype import keep_narrowed_kernels
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.bilm.directory import load_bilm
 from elmo_keras.models.bilm.distribution import inference_strategy
@@ -81,9 +82,10 @@ class ElmoEmbedder:
     runs the matmuls and convolutions on bfloat16 inputs and weights with float32 accumulation, everything else in
     float32; the vectors stay float32 and match float32's to a per-token cosine ≥ 0.9999. ``"auto"`` (the default)
     picks bfloat16 only on TensorFlow on a CPU with native bfloat16 and for models of ELMo's published sizes
-    (≥ 10 M multiply-adds per token); test and lecture-sized models stay float32. ``"float32"`` opts out, and is
-    faster for one short sentence at a time. Every execution mode honours it, but XLA on a CPU gains nothing from
-    bfloat16, so with bfloat16 ``"auto"`` execution keeps to the graph.
+    (≥ 10 M multiply-adds per token); test and lecture-sized models stay float32. ``"float32"`` opts out. An
+    embedder that loads its weights (files, URL, name, model directory) freezes its biLM and keeps bfloat16 copies of
+    the kernels, made once; with ``bilm=`` they are cast at every call (the layer may still change). Every execution
+    mode honours it, but XLA on a CPU gains nothing from bfloat16, so with bfloat16 ``"auto"`` keeps to the graph.
 
     Args:
         options_file, weight_file: the original ELMo files, paths or ``http(s)://`` URLs (downloaded once into the
@@ -147,8 +149,11 @@ class ElmoEmbedder:
                                  "ElmoEmbedder.from_model_dir)")
             options_file, weight_file = local_model_files(options_file, weight_file)  # URLs → cached files
             bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
+            owned = True
         elif options_file is not None or weight_file is not None:
             raise ValueError("pass either options_file/weight_file or bilm=, not both")
+        else:
+            owned = False
         if not isinstance(bilm, BiLM):
             raise ValueError(f"bilm must be a BiLM layer, received {type(bilm).__name__}")
         if sentence_ids is None:
@@ -170,12 +175,21 @@ class ElmoEmbedder:
         self.strategy = inference_strategy(strategy)
         self.precision = precision
         self.matmul_dtype = inference_matmul_dtype(self.bilm, precision)  # None (float32) or "bfloat16"
+        if owned or self.bilm is not bilm:
+            self._keep_narrowed_kernels()
         # with a strategy the batch is split across replicas in one graph: "auto" has nothing else to choose
         self.execution = "eager" if self.stateful else ("graph" if self.strategy is not None else execution)
         self.execution = execution_with(self.execution, self.matmul_dtype)  # bfloat16: "auto" is the graph
         self.time_bucket = time_bucket
         self.num_layers = self.bilm.num_activation_layers
         self.dim = self.bilm.output_dim
+
+    def _keep_narrowed_kernels(self) -> None:
+        """Freeze the biLM this embedder loaded (or copied) itself, held by nothing else, and with bfloat16 matmuls
+        keep bfloat16 copies of its kernels (``layers.matmul_dtype.keep_narrowed_kernels``); not with a strategy."""
+        self.bilm.trainable = False
+        if self.strategy is None:
+            keep_narrowed_kernels(self.bilm, self.matmul_dtype)
 
     @classmethod
     def from_name(cls, name: str, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
@@ -200,6 +214,8 @@ class ElmoEmbedder:
         bilm = model.bilm
         ids = sentence_ids(model.token_input, model.vocabulary)
         embedder = cls(stateful=stateful, bilm=bilm, sentence_ids=ids, **kwargs)
+        if embedder.bilm is bilm:  # loaded here, so held by nothing else (a stateful copy is kept by __init__)
+            embedder._keep_narrowed_kernels()
         embedder.source_directories = {"the model directory": path}
         return embedder
 

@@ -35,7 +35,7 @@ from keras import ops
 from elmo_keras._backend import fused_elementwise
 from elmo_keras._quiet import keras
 from elmo_keras.layers.input_checks import check_left_aligned
-from elmo_keras.layers.matmul_dtype import product
+from elmo_keras.layers.matmul_dtype import matrix, product
 from elmo_keras.layers.recurrence.sequence_loop import (
     lstm_sequence,
     scanned_sequence,
@@ -149,7 +149,7 @@ def _zero_state(cell: CellWeights, batch, dtype) -> tuple:
 
 def _input_gates(cells: Sequence[CellWeights], inputs):
     """``x · W + b`` of every direction in one batched matmul: `(D, B, T, in)` → `(D, B, T, 4U)`."""
-    kernel = ops.stack([cell.kernel for cell in cells])  # (D, in, 4U)
+    kernel = ops.stack([matrix(cell.kernel) for cell in cells])  # (D, in, 4U)
     bias = ops.stack([cell.bias for cell in cells])  # (D, 4U)
     shape = ops.shape(inputs)
     flat = ops.reshape(inputs, (len(cells), -1, shape[-1]))  # (D, B·T, in)
@@ -158,7 +158,7 @@ def _input_gates(cells: Sequence[CellWeights], inputs):
 
 
 def _stacked(tensors):
-    return None if tensors[0] is None else ops.stack(tensors)
+    return None if tensors[0] is None else ops.stack([matrix(tensor) for tensor in tensors])
 
 
 def _time_major_gates(cell: CellWeights, inputs):

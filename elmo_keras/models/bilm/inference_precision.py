@@ -1,11 +1,11 @@
 """``precision=`` of inference (``ElmoEmbedder``, ``embed_file``, ``layer_embeddings``): float32 or bfloat16 matmuls.
 
 - ``"float32"``: every operation in float32.
-- ``"bfloat16"``: the biLM's matmuls and the character CNN's convolutions take bfloat16 inputs and weights (the
-  weights cast once per call, never per time step) and accumulate in float32, each product rounded once to
-  bfloat16; LSTM states, gates' nonlinearities,
-  clipping, residuals and the vectors returned stay float32 (``layers.matmul_dtype``). The vectors differ from
-  float32's by rounding only: per-token cosine ≥ 0.9999 (``tests/test_inference_precision.py``).
+- ``"bfloat16"``: the biLM's matmuls and the character CNN's convolutions take bfloat16 inputs and weights (the weights
+  cast once per call, never per time step, or kept as bfloat16 copies: below) and accumulate in float32, each product
+  rounded once to bfloat16; LSTM states, gates' nonlinearities, clipping, residuals and the vectors returned stay
+  float32 (``layers.matmul_dtype``). The vectors differ from float32's by rounding only: per-token cosine ≥ 0.9999
+  (``tests/test_inference_precision.py``).
 - ``"auto"``: bfloat16 where all of these hold, else float32:
 
   1. TensorFlow on a CPU with native bfloat16 arithmetic (AVX512-BF16 or AMX) and no GPU in use
@@ -17,11 +17,13 @@
      docs/speed.md), so the threshold is not a speed crossover: it keeps small models, whose batches take
      milliseconds either way, exactly comparable with the original ELMo (1e-5).
 
-For a single short sentence at a time float32 is faster (the weights are cast at every call, and one-row bfloat16
-products are slow): pass ``"float32"`` where latency matters. On JAX and PyTorch ``"bfloat16"`` runs through the
-same ``keras.ops`` casts (the same rounding, unmeasured for speed) and ``"auto"`` is float32. ``precision`` is
-independent of ``execution``: every mode honours it, but XLA's CPU compiler gains nothing from bfloat16, so with
-bfloat16 ``execution="auto"`` keeps to the graph (``execution_with``).
+An ``ElmoEmbedder`` that loads its own weights keeps bfloat16 copies of its kernels, made once (matrices stored
+transposed, the layout oneDNN's bfloat16 matmul reads fastest: ``layers.matmul_dtype.keep_narrowed_kernels``), so that
+one short sentence pays no cast either: bfloat16 is then as fast as float32 or faster at one sentence too
+(docs/speed.md). A biLM passed as ``bilm=`` may still change, so its kernels are cast at every call. On JAX and PyTorch
+``"bfloat16"`` runs through the same ``keras.ops`` casts (the same rounding, unmeasured for speed) and ``"auto"`` is
+float32. ``precision`` is independent of ``execution``: every mode honours it, but XLA's CPU compiler gains nothing from
+bfloat16, so with bfloat16 ``execution="auto"`` keeps to the graph (``execution_with``).
 """
 
 from __future__ import annotations
