@@ -1,15 +1,19 @@
 """PyTorch's ``nn.LSTM`` on the same cases as ``bilm_throughput.py``: the reference the biLM targets name.
 
-    python benchmarks/torch_reference.py [--repeats 20] [--json]
+    python benchmarks/torch_reference.py [--repeats 20] [--json] [--training SIZES]
 
-Optional: needs PyTorch (``pip install torch``; not a project dependency). ``bilm_throughput.py`` runs this
-script in a subprocess, so both frameworks are measured in the same run without sharing a process.
+Optional: needs PyTorch (``pip install torch``; not a project dependency). ``bilm_throughput.py`` and
+``training_step.py`` run this script in a subprocess, so both frameworks are measured in the same run without
+sharing a process. With ``--training SIZES`` (a JSON object of ``realistic_training_step_seconds``' keyword
+arguments, as ``training_step.py`` passes it) only the two training steps are measured: the toy one and one at
+those sizes.
 
 The models mirror ours: a word embedding (128) with a linear projection to the LSTM width where they differ,
 then two untied 2-layer ``nn.LSTM`` stacks, one reading the sentence reversed (padding-free batches, so a
 plain flip is the within-length reversal); ``proj_size`` gives the ELMo-small projected cell. The training
 step is the toy ``BiLanguageModel``'s: dropout 0.1 between layers and before one softmax shared by both
-directions, forward and backward mean cross-entropy, Adam.
+directions, forward and backward mean cross-entropy, Adam. ``realistic_training_step_seconds`` is the same step at
+``training_step.py``'s sizes (``nn.LSTM(proj_size=)``), with each gradient tensor clipped as our trainers clip it.
 
 ``FusedElmo`` is the whole ELMo pipeline on the fused kernels, the speed bound ``elmo_vs_allennlp.py`` measures
 us against: AllenNLP's character encoder (``allennlp_reference.CharacterEncoder``) and per direction and layer one
@@ -39,11 +43,11 @@ FORWARD_CASES = (  # name, batch, steps, units, projection, token width
 
 
 class TorchBiLM(nn.Module):
-    def __init__(self, units, projection, token_dim, embedding_dim=128, dropout=0.1):
+    def __init__(self, units, projection, token_dim, embedding_dim=128, dropout=0.1, vocab_size=VOCAB, num_layers=2):
         super().__init__()
-        self.embedding = nn.Embedding(VOCAB, embedding_dim, padding_idx=0)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
         self.projection = nn.Linear(embedding_dim, token_dim) if token_dim != embedding_dim else nn.Identity()
-        stack = dict(num_layers=2, batch_first=True, proj_size=projection, dropout=dropout)
+        stack = dict(num_layers=num_layers, batch_first=True, proj_size=projection, dropout=dropout)
         self.forward_lstm = nn.LSTM(token_dim, units, **stack)
         self.backward_lstm = nn.LSTM(token_dim, units, **stack)
 
@@ -160,6 +164,52 @@ def training_step_seconds(repeats):
     return fastest_seconds(step, repeats)
 
 
+def realistic_training_step_seconds(repeats, *, vocab_size, embedding_dim, units, projection, num_layers, dropout,
+                                    batch, time_steps, learning_rate, clip_norm):
+    """Fastest seconds of one training step of a word-level biLM as ``training_step.py`` builds ours.
+
+    ``TorchBiLM`` (word embedding, projected to ``projection`` if it differs; per direction ``num_layers``
+    ``nn.LSTM`` layers of ``units`` cells with ``proj_size=projection``, ``dropout`` between layers), ``dropout``
+    before one softmax shared by both directions, the loss the sum of the forward and the backward mean
+    cross-entropy (as ``BiLanguageModel``), each gradient tensor clipped to ``clip_norm`` on its own
+    (``clip_grad_norm_`` per parameter: Keras' ``clipnorm`` clips per tensor, not globally), Adam at
+    ``learning_rate`` with Keras' epsilon (1e-7). The batch: `(batch, time_steps)` random word ids, ``<S>`` (2)
+    first and ``</S>`` (3) last. ``nn.LSTM`` has no cell or projection clip.
+    """
+    token_dim = projection or units
+    model = TorchBiLM(units, projection, token_dim, embedding_dim, dropout, vocab_size, num_layers).train()
+    softmax, softmax_dropout = nn.Linear(token_dim, vocab_size), nn.Dropout(dropout)
+    parameters = [*model.parameters(), *softmax.parameters()]
+    optimizer = torch.optim.Adam(parameters, learning_rate, eps=1e-7)
+    ids = torch.randint(4, vocab_size, (batch, time_steps))
+    ids[:, 0], ids[:, -1] = 2, 3
+    targets = torch.cat([ids[:, 1:], ids[:, :-1]]).reshape(-1)  # forward: the next word; backward: the previous
+
+    def step():
+        optimizer.zero_grad()
+        forward, backward = model(ids)
+        tops = softmax_dropout(torch.cat([forward[:, :-1], backward[:, 1:]]))  # (2 * batch, time_steps - 1, dim)
+        losses = nn.functional.cross_entropy(softmax(tops).reshape(-1, vocab_size), targets, reduction="none")
+        losses.reshape(2, -1).mean(dim=1).sum().backward()  # forward mean + backward mean
+        for parameter in parameters:
+            nn.utils.clip_grad_norm_(parameter, clip_norm)
+        optimizer.step()
+
+    return fastest_seconds(step, repeats)
+
+
+def measure_training(repeats, sizes):
+    """``{"version", "threads", "training_step_ms", "realistic_training_step_ms"}``: the toy training step and
+    ``realistic_training_step_seconds(**sizes)``."""
+    torch.manual_seed(0)
+    return {
+        "version": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "training_step_ms": training_step_seconds(repeats) * 1e3,
+        "realistic_training_step_ms": realistic_training_step_seconds(repeats, **sizes) * 1e3,
+    }
+
+
 def measure(repeats):
     """``{"version", "threads", "forward": {case: tokens/s}, "training_step_ms"}``."""
     torch.manual_seed(0)
@@ -175,16 +225,24 @@ def measure(repeats):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--json", action="store_true", help="print one JSON object (for bilm_throughput.py)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (for bilm_throughput.py and training_step.py)")
+    parser.add_argument("--training", metavar="SIZES", type=json.loads,
+                        help="measure only the training steps: the toy one and one at these sizes (a JSON object of "
+                             "realistic_training_step_seconds' keyword arguments)")
     args = parser.parse_args()
-    import warnings
+    import warnings  # here: only the command line silences this PyTorch warning, not an importer of the module
 
     warnings.filterwarnings("ignore", message="LSTM with projections is not supported with oneDNN")
-    results = measure(args.repeats)
+    results = measure(args.repeats) if args.training is None else measure_training(args.repeats, args.training)
     if args.json:
         print(json.dumps(results))
         return
     print(f"PyTorch {results['version']}, {results['threads']} threads")
+    if args.training is not None:
+        print(f"  toy training step       {results['training_step_ms']:10.1f} ms")
+        print(f"  realistic training step {results['realistic_training_step_ms']:10.1f} ms")
+        return
     for name, rate in results["forward"].items():
         print(f"  {name:16s} {rate:10,.0f} tokens/s")
     print(f"  training step    {results['training_step_ms']:10.1f} ms")
