@@ -206,7 +206,7 @@ def main() -> None:
     options = {} if args.precision is None else {"precision": args.precision}
     paths = args.ours.split(",")
     torch.set_num_threads(args.threads)
-    import warnings
+    import warnings  # here: only the command line silences this PyTorch warning, not an importer of the module
 
     warnings.filterwarnings("ignore", message="LSTM with projections is not supported with oneDNN")
     print(f"{cpu_name()}; PyTorch {torch.__version__}, {args.threads} threads")

@@ -12,11 +12,14 @@ from elmo_keras.explorer import charts
 from elmo_keras.explorer.chart_text import escape
 from elmo_keras.explorer.decoding import charts as decoding_charts
 from elmo_keras.explorer.decoding.search_views import step_distribution, tree_layout
+from elmo_keras.explorer.dialogue import charts as dialogue_charts
+from elmo_keras.explorer.gradients import charts as gradients_charts
 from elmo_keras.explorer.layer_weights import charts as layer_weights_charts
 from elmo_keras.explorer.projection import charts as projection_charts
 from elmo_keras.explorer.projection.view import ProjectionView
 from elmo_keras.explorer.similarity import charts as similarity_charts
 from elmo_keras.explorer.similarity.service import SimilarityView
+from elmo_keras.explorer.tagging import charts as tagging_charts
 from elmo_keras.explorer.training import history_frame
 
 
@@ -54,7 +57,7 @@ def test_pca_scatter_titles_carry_explained_variance():
     view = ProjectionView("bank", 2, points, variance, ["money", "river"], [0], [])
     fig = projection_charts.pca_scatter(view)
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["layer 0: one point (no variance)", "layer 1: PC1 70%, PC2 20%"]
+    assert titles == ["layer 0: one point (no variance)", "layer 1: PC1 70.0%, PC2 20.0%"]  # the table's decimals
     assert len(fig.data) == 4 and [t.showlegend for t in fig.data] == [True, True, False, False]
     three_d = projection_charts.pca_scatter(view, three_d=True)
     assert three_d.data[0].type == "scatter3d"
@@ -114,4 +117,36 @@ def test_step_distribution_draws_the_cut_and_p():
     assert list(bars.marker.color[:5]) == ["#1f77b4"] * 4 + ["#d0d0d0"]
     assert any(shape.x0 == 3.5 for shape in fig.layout.shapes)  # the cut after the fourth word
     assert any(shape.y0 == 0.9 for shape in fig.layout.shapes)  # the p line
+    assert list(fig.data[1].x[:2]) == [0.4, 1.4] and list(bars.x[:2]) == [0, 1]  # the total at each bar's right edge
     assert "&lt;S&gt;" in fig.layout.title.text
+
+
+def test_the_vhred_training_chart_keeps_the_kl_weight_on_its_own_right_axis():
+    history = pd.DataFrame({"epoch": [1, 2], "kl_per_token": [0.2, 0.4], "kl_weight": [1.0, 1.0],
+                            "reconstruction_per_token": [4.0, 1.0]})
+    fig = dialogue_charts.training_kl_chart(history)
+    assert fig.layout.yaxis.title.text == "nats per token" and fig.layout.yaxis2.title.text == "KL weight"
+    assert fig.layout.yaxis2.range == (0, 1.05) and 1.0 in fig.layout.yaxis2.tickvals  # a weight of 1 reads 1
+
+
+def test_every_experiment_run_has_its_own_colour_and_the_shipped_one_stands_out():
+    runs = [f"run {i}" for i in range(6)]
+    curves = pd.DataFrame([{"epoch": 1, "run": run, "kl_per_token": 0.1, "std": 0.0} for run in runs])
+    fig = dialogue_charts.experiment_kl_chart(curves, highlight="run 5")
+    assert len({trace.line.color for trace in fig.data}) == len(runs)
+    assert fig.data[5].line.width > max(trace.line.width for trace in fig.data[:5])
+
+
+def test_experiment_bars_label_each_bar_above_its_error_bar():
+    table = pd.DataFrame({"condition": ["softmax", "crf"], "invalid_sentences mean": [9.6, 0.0],
+                          "invalid_sentences std": [3.362, 0.0]})
+    fig = tagging_charts.experiment_bars(table, "invalid_sentences", "invalid", decimals=1)
+    labels = fig.data[1]
+    assert list(labels.text) == ["9.6 ± 3.4", "0.0 ± 0.0"] and list(labels.y) == pytest.approx([12.962, 0.0])
+
+
+def test_the_clipping_legend_hangs_below_the_x_axis_title():
+    clipped = pd.DataFrame({"model": "LSTM", "stage": "trained", "distance": [0, 1], "norm": [1.0, 0.5],
+                            "clipped": [0.5, 0.25]})
+    fig = gradients_charts.clipping_by_distance(clipped, 1.0)
+    assert fig.layout.legend.yanchor == "top" and fig.layout.legend.y < 0

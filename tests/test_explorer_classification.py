@@ -18,7 +18,14 @@ from elmo_keras.explorer.classification.service import (
     trained_sliding_step,
     typed_sentence_tokens,
 )
-from elmo_keras.explorer.classification.views import experiment_table, heights_view, sliding_step
+from elmo_keras.explorer.classification.views import (
+    MODEL_TITLES,
+    experiment_findings,
+    experiment_table,
+    heights_view,
+    shipped_experiments,
+    sliding_step,
+)
 from elmo_keras.models.classifiers import KINDS, encode_sentences
 
 # the page's plumbing, not its accuracy: one epoch each, small sizes, one-way GRUs (built faster than BiLSTMs)
@@ -98,10 +105,20 @@ def test_experiment_table_gives_mean_and_std_per_model_and_condition():
             for model, values in (("rnn-last", (0.5, 0.7)), ("cnn", (1.0, 0.8)))
             for seed, accuracy in enumerate(values)]
     table = experiment_table({"runs": runs})
-    assert list(table["model"]) == ["cnn", "rnn-last"]  # the page's order
+    assert list(table["model"]) == [MODEL_TITLES["cnn"], MODEL_TITLES["rnn-last"]]  # the page's order and names
     np.testing.assert_allclose(table["accuracy mean"], [0.9, 0.6])
     np.testing.assert_allclose(table["accuracy std"], [np.std([1.0, 0.8], ddof=1)] * 2)
     assert isinstance(table, pd.DataFrame) and (table["seeds"] == 2).all()
+
+
+def test_the_findings_quote_the_shipped_experiments_numbers():
+    results = shipped_experiments()
+    text = "\n".join(experiment_findings(results))
+    table = experiment_table(results)
+    for model, accuracy in zip(table["model"], table["accuracy mean"]):
+        assert f"{model} {accuracy:.3f}" in text
+    bag = table[(table["model"] == MODEL_TITLES["bag-of-words"]) & (table["condition"] == "all")]
+    assert f"the bag of words gets {bag['contrast mean'].iloc[0]:.3f} of the contrast sentences" in text
 
 
 def test_a_broken_saved_classifier_is_explained_and_can_be_discarded(classification_models_dir, tmp_path):

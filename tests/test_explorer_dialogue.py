@@ -79,12 +79,16 @@ def test_kl_history_and_experiment_tables(models):
     frame = kl_history(models[-1])
     assert list(frame.columns) == ["epoch", "kl_per_token", "kl_weight", "reconstruction_per_token"]
     assert list(frame["epoch"]) == [1, 2]
-    results = {"summary": {"HRED: greedy": {"distinct_1": {"mean": 0.1, "std": 0.01}},
-                           "VHRED plain: z samples": {"elbo_perplexity": {"mean": 1.5, "std": 0.1}}},
+    diversity = {"distinct_1": {"mean": 0.1, "std": 0.01}, "coverage": {"mean": 0.3, "std": 0.0}}
+    results = {"summary": {"HRED: greedy": diversity, "HRED: sampling (T=1)": diversity,
+                           "VHRED plain: z samples": {"elbo_perplexity": {"mean": 1.5, "std": 0.1},
+                                                      "kl_per_token": {"mean": 0.4, "std": 0.05}}},
                "kl_curves": {"no annealing": {"mean": [0.2, 0.1], "std": [0.0, 0.01]}}}
-    assert experiment_table(results, ["HRED"]).to_dict("records") == [
-        {"method": "HRED: greedy", "distinct-1": "0.100 ± 0.010"}]
-    assert experiment_table(results, ["VHRED"]).columns[-1] == "exp(ELBO bound / token)"
+    assert experiment_table(results, ["HRED"]).to_dict("records") == [  # one greedy reply per context: no diversity
+        {"method": "HRED: greedy", "distinct-1": "–", "coverage": "0.300 ± 0.000"},
+        {"method": "HRED: sampling (T=1)", "distinct-1": "0.100 ± 0.010", "coverage": "0.300 ± 0.000"}]
+    vhred_table = experiment_table(results, ["VHRED"])
+    assert list(vhred_table.columns) == ["method", "exp(ELBO bound / token)", "KL / token (held-out)"]
     curves = experiment_kl_curves(results)
     assert list(curves["epoch"]) == [1, 2] and list(curves["kl_per_token"]) == [0.2, 0.1]
 
@@ -98,6 +102,10 @@ def test_the_findings_quote_the_shipped_experiments_numbers():
         assert f"{stats['mean']:.2f} ± {stats['std']:.2f}" in text
     for run, curve in results["kl_curves"].items():
         assert f"**{run}**: KL per token {curve['mean'][0]:.3f}" in text
+    shipped = results["shipped_vhred"]  # both of its KL numbers, each saying what it was measured on
+    held_out = summary[f"{shipped}: z samples"]["kl_per_token"]
+    assert f"{results['kl_curves'][shipped]['mean'][-1]:.3f} nats per token in z over its last training epoch" in text
+    assert f"({held_out['mean']:.3f} ± {held_out['std']:.3f} on the held-out dialogues" in text
 
 
 def test_first_visit_training_reports_progress(monkeypatch, tmp_path):

@@ -68,6 +68,21 @@ def test_experiment_tables_give_mean_and_std_per_condition_in_order():
     assert isinstance(tables["taglm"], pd.DataFrame)
 
 
+def test_the_findings_and_the_tables_quote_the_charted_numbers():
+    results = tagging.shipped_experiments()
+    tables = experiment_tables(results)
+    text = "\n".join(tagging.experiment_findings(results))
+    crf = tagging.experiment_display_table(tables["crf"], tagging.EXPERIMENT_SCORES["crf"])
+    assert list(crf.columns) == ["condition", "invalid sentences", "span F1", "invalid transitions"]  # charted first
+    mean, std = tables["crf"].loc[0, ["invalid_sentences mean", "invalid_sentences std"]]
+    assert crf["invalid sentences"][0] == f"{mean:.1f} ± {std:.1f}"  # a count: one decimal
+    assert f"softmax {crf['invalid sentences'][0]}" in text
+    frames = tagging.experiment_display_table(tables["multitask"], tagging.EXPERIMENT_SCORES["multitask"])
+    assert list(frames.columns)[:2] == ["condition", "label F1"]
+    assert all(value in text for value in frames["label F1"])
+    assert tagging.mean_std(0.5, float("nan")) == "0.500"  # one seed: no spread
+
+
 def test_the_shipped_experiments_say_how_and_with_what_they_were_made():
     results = tagging.shipped_experiments()
     assert f"over {len(results['seeds'])} seeds" in tagging.experiments_caption(results)

@@ -22,7 +22,7 @@ import pandas as pd
 from keras import ops
 
 from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.classification.views import SlidingStep, sliding_step
+from elmo_keras.explorer.classification.views import MODEL_TITLES, SlidingStep, sliding_step
 from elmo_keras.explorer.first_use import FirstUseModels
 from elmo_keras.explorer.model_store import (
     CLASSIFIERS_DIR_NAME,
@@ -53,8 +53,6 @@ PAGE_SETTINGS = {
     "rnn-last": {"epochs": 6, "batch_size": 64, "units": 16},
     "rnn-pooled": {"epochs": 6, "batch_size": 64, "units": 16},
 }
-MODEL_TITLES = {"cnn": "CNN (filters 2, 3, 4 + max pool)", "rnn-last": "BiLSTM, last states",
-                "rnn-pooled": "BiLSTM, max-pooled states"}
 EXAMPLE_SENTENCES = ("I like this movie very much !", "this movie is not good .", "this movie is good , not bad .",
                      "the plot was not very dull !", "the acting is bad , not great .")
 Progress = Callable[[int, str], None]  # (finished models, what runs now)

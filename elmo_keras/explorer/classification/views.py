@@ -23,6 +23,12 @@ from elmo_keras.data.packaged_results import packaged_results
 EXPERIMENTS_FILE = "classifier_experiments.json"
 DIMENSION_NAMES = [f"d{i + 1}" for i in range(SENTENCE_MATRIX.shape[1])]
 MODEL_ORDER = ("cnn", "rnn-last", "rnn-pooled", "bag-of-words")
+# the names the page shows a model kind by, in charts and tables alike
+MODEL_TITLES = {"cnn": "CNN (filters 2, 3, 4 + max pool)", "rnn-last": "BiLSTM, last states",
+                "rnn-pooled": "BiLSTM, max-pooled states", "bag-of-words": "bag of words (logistic regression)"}
+BAG_OF_WORDS = "bag-of-words"
+WHOLE_SPLIT = "all"  # the experiment's condition name for training on the whole training split
+CHANCE = 0.5  # two balanced classes
 PATTERN_COLUMNS = ("negated", "contrast")  # the patterns where word order decides (see data.sentiment)
 
 
@@ -110,9 +116,10 @@ def shipped_experiments() -> dict | None:
 
 
 def experiment_table(results: dict) -> pd.DataFrame:
-    """Mean ± std over seeds per model and condition: columns ``condition``, ``model``, ``seeds``,
-    ``accuracy mean``, ``accuracy std``, ``negated mean`` and ``contrast mean`` (accuracy on the patterns where
-    word order decides, ``PATTERN_COLUMNS``) and ``train seconds mean``."""
+    """Mean ± std over seeds per model and condition: columns ``condition``, ``model`` (its ``MODEL_TITLES``
+    name, in ``MODEL_ORDER``), ``seeds``, ``accuracy mean``, ``accuracy std``, ``negated mean`` and
+    ``contrast mean`` (accuracy on the patterns where word order decides, ``PATTERN_COLUMNS``) and
+    ``train seconds mean``."""
     runs = pd.DataFrame(results["runs"])
     for pattern in PATTERN_COLUMNS:
         runs[pattern] = [scores.get(pattern, np.nan) for scores in runs["by_pattern"]]
@@ -125,5 +132,44 @@ def experiment_table(results: dict) -> pd.DataFrame:
     table["condition"] = pd.Categorical(table["condition"], list(dict.fromkeys(runs["condition"])))  # run order
     table = table.sort_values(["condition", "model"], kind="stable").reset_index(drop=True)
     table[["condition", "model"]] = table[["condition", "model"]].astype(str)
+    table["model"] = [MODEL_TITLES.get(model, model) for model in table["model"]]
     return table.rename(columns={"accuracy_mean": "accuracy mean", "accuracy_std": "accuracy std",
                                  "seconds": "train seconds mean"})
+
+
+def experiment_findings(results: dict) -> list[str]:
+    """What the shipped experiment's numbers say, as Markdown paragraphs built from those numbers (so the text stays
+    true when the experiment is rerun): the models ranked by held-out accuracy in each condition, then what the
+    bag of words makes of the sentences where word order decides."""
+    table = experiment_table(results)
+    paragraphs = []
+    for condition, rows in table.groupby("condition", sort=False):
+        ranked = rows.sort_values("accuracy mean", ascending=False, kind="stable")
+        scores = "; ".join(f"{model} {mean:.3f} ± {std:.3f}" for model, mean, std in
+                           zip(ranked["model"], ranked["accuracy mean"], ranked["accuracy std"].fillna(0.0)))
+        best = f"{ranked['accuracy mean'].iloc[0]:.3f}"
+        leaders = [model for model, mean in zip(ranked["model"], ranked["accuracy mean"]) if f"{mean:.3f}" == best]
+        verdict = (f"{leaders[0]} leads" if len(leaders) == 1 else
+                   f"{len(leaders)} models tie at {best}" + (" (every one)" if len(leaders) == len(ranked) else ""))
+        trained = "the whole training split" if condition == WHOLE_SPLIT else condition
+        paragraphs.append(f"**Trained on {trained}: {verdict}.** Held-out accuracy, mean ± std over "
+                          f"{len(results['seeds'])} seeds: {scores}.")
+    whole = table[table["condition"] == WHOLE_SPLIT]
+    is_bag = whole["model"] == MODEL_TITLES[BAG_OF_WORDS]
+    if is_bag.any() and (~is_bag).any():
+        contrast, negated = whole.loc[is_bag, "contrast mean"].iloc[0], whole.loc[is_bag, "negated mean"].iloc[0]
+        ordered = whole[~is_bag]
+        paragraphs.append(
+            f"**Word order.** Trained on the whole split, the bag of words gets {contrast:.3f} of the contrast "
+            f"sentences right ({'about' if abs(contrast - CHANCE) < 0.1 else 'against'} {CHANCE:.0%} by chance: "
+            f"“good , not bad” and “bad , not good” have the same words) and {negated:.3f} of the negated ones"
+            + (" (below chance: it reads “not good” by its “good”)" if negated < CHANCE else "")
+            + f"; the models that read the words in order get {_value_range(ordered['contrast mean'])} of the "
+              f"contrast sentences and {_value_range(ordered['negated mean'])} of the negated ones.")
+    return paragraphs
+
+
+def _value_range(values: pd.Series) -> str:
+    """``"0.746–1.000"``, or one number where all are equal (to 3 decimals)."""
+    low, high = f"{values.min():.3f}", f"{values.max():.3f}"
+    return low if low == high else f"{low}–{high}"

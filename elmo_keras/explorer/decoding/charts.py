@@ -13,6 +13,7 @@ STATUS_STYLE = {  # status → (line colour, width, dash, marker colour)
     "pruned": ("#c7c7c7", 1.0, "dot", "#bdbdbd"),
 }
 NODE_ROW_PX = 22
+BAR_GAP = 0.2  # the step distribution's gap between bars, as a share of a token's slot
 
 
 def beam_tree(layout, title: str = "beam search") -> go.Figure:
@@ -58,7 +59,8 @@ def step_distribution(distribution, title: str, top_k: int | None = None, top_p:
     """Bars of the next-token probabilities (after temperature) coloured by the cut, with the running total.
 
     The cut is drawn as a dashed vertical line after the last kept token; for nucleus sampling the running
-    total and the line at ``top_p`` show where it reaches ``p``.
+    total and the line at ``top_p`` show where it reaches ``p``. Tokens sit at x = 0, 1, … (their labels as
+    ticks); the running total through a token is marked at its bar's right edge, clear of the bar's label.
 
     Args:
         distribution: a ``search_views.StepDistribution``.
@@ -67,15 +69,20 @@ def step_distribution(distribution, title: str, top_k: int | None = None, top_p:
     """
     table = distribution.table
     labels = [escape(t) for t in table["token_label"]]
+    positions = list(range(len(table)))
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     colours = ["#1f77b4" if kept else "#d0d0d0" for kept in table["kept"]]
-    fig.add_trace(go.Bar(x=labels, y=table["prob"], marker_color=colours, name="P(token)",
+    fig.add_trace(go.Bar(x=positions, y=table["prob"], marker_color=colours, name="P(token)",
                          text=[f"{p:.2f}" if p >= 0.005 else "" for p in table["prob"]], textposition="outside",
-                         customdata=table[["filtered_prob"]],
-                         hovertemplate="%{x}: P = %{y:.3f}, after the cut %{customdata[0]:.3f}<extra></extra>"),
+                         customdata=list(zip(labels, table["filtered_prob"])),
+                         hovertemplate="%{customdata[0]}: P = %{y:.3f}, after the cut %{customdata[1]:.3f}"
+                                       "<extra></extra>"),
                   secondary_y=False)
-    fig.add_trace(go.Scatter(x=labels, y=table["cumulative"], mode="lines+markers", name="running total",
-                             line={"color": "#ff7f0e"}), secondary_y=True)
+    right_edge = (1 - BAR_GAP) / 2
+    fig.add_trace(go.Scatter(x=[p + right_edge for p in positions], y=table["cumulative"], mode="lines+markers",
+                             name="running total", line={"color": "#ff7f0e"}, customdata=labels,
+                             hovertemplate="running total through %{customdata}: %{y:.3f}<extra></extra>"),
+                  secondary_y=True)
     cut = min(distribution.kept, len(table))
     if cut < len(table):
         fig.add_vline(x=cut - 0.5, line_dash="dash", line_color="black")
@@ -87,7 +94,8 @@ def step_distribution(distribution, title: str, top_k: int | None = None, top_p:
     chosen = f", drawn: '{escape(distribution.chosen)}'" if distribution.chosen else ""
     prefix = escape(distribution.prefix or "<S>")
     fig.update_layout(title={"text": f"{escape(title)} after '{prefix}'{chosen}", "font": {"size": 13}},
-                      height=320, margin={"l": 40, "r": 40, "t": 60, "b": 40}, showlegend=False, bargap=0.2)
+                      height=320, margin={"l": 40, "r": 40, "t": 60, "b": 40}, showlegend=False, bargap=BAR_GAP)
+    fig.update_xaxes(tickmode="array", tickvals=positions, ticktext=labels, range=[-0.6, len(table) - 0.4])
     fig.update_yaxes(title_text="P(token)", range=[0, 1.1], secondary_y=False)
     fig.update_yaxes(title_text="running total", range=[0, 1.1], secondary_y=True, showgrid=False)
     return fig

@@ -252,29 +252,39 @@ def shipped_experiments() -> dict | None:
     return packaged_results(EXPERIMENTS_FILE)
 
 
-# the experiment's metric keys → the tables' column names
+# the experiment's metric keys → the tables' column names (the likelihood terms are measured after training,
+# teacher-forced on the held-out dialogues: not the training curves' epoch means)
 METRIC_LABELS = {
     "valid": "valid", "coverage": "coverage", "unique": "unique replies", "distinct_1": "distinct-1",
     "distinct_2": "distinct-2", "nll_per_token": "NLL / token", "perplexity": "perplexity",
     "elbo_per_token": "ELBO bound / token", "reconstruction_per_token": "reconstruction / token",
-    "kl_per_token": "KL / token", "prior_mean_nll_per_token": "NLL / token at z = μ_p",
+    "kl_per_token": "KL / token (held-out)", "prior_mean_nll_per_token": "NLL / token at z = μ_p",
     "elbo_perplexity": "exp(ELBO bound / token)",
 }
+# diversity among one context's replies (then averaged over contexts): trivially 1 for a method that gives one reply
+# per context (greedy decoding), so the tables show "–" there
+PER_CONTEXT_DIVERSITY = ("distinct_1", "distinct_2", "unique")
+ONE_REPLY_SUFFIX = ": greedy"  # the summary's methods that give one reply per context
+NOT_APPLICABLE = "–"
 
 
 def experiment_table(results: dict, methods=None) -> pd.DataFrame:
     """One row per method (``methods``: those of the summary whose name starts with one of them; None: all), one
     column per metric (``METRIC_LABELS``) as ``mean ± std`` strings; "–" where a metric does not apply to the
-    method (an NLL for VHRED's bound, an ELBO for HRED)."""
+    method (an NLL for VHRED's bound, an ELBO for HRED, the diversity of one context's replies
+    (``PER_CONTEXT_DIVERSITY``) for greedy decoding, which gives one reply per context)."""
     rows = []
     for method, metrics in results["summary"].items():
         if methods is not None and not method.startswith(tuple(methods)):
             continue
+        one_reply = method.endswith(ONE_REPLY_SUFFIX)
         row = {"method": method}
         for name, stats in metrics.items():
-            row[METRIC_LABELS.get(name, name)] = f"{stats['mean']:.3f} ± {stats['std']:.3f}"
+            applies = not (one_reply and name in PER_CONTEXT_DIVERSITY)
+            row[METRIC_LABELS.get(name, name)] = (f"{stats['mean']:.3f} ± {stats['std']:.3f}" if applies
+                                                  else NOT_APPLICABLE)
         rows.append(row)
-    return pd.DataFrame(rows).fillna("–")
+    return pd.DataFrame(rows).fillna(NOT_APPLICABLE)
 
 
 def experiment_provenance(results: dict) -> str:
@@ -325,19 +335,22 @@ def experiment_findings(results: dict) -> list[str]:
                      f"{collapsed}; over {samples} z samples per context, coverage "
                      f"{_stat(results, method, 'coverage')}, valid {_stat(results, method, 'valid')}, "
                      f"unique replies {_stat(results, method, 'unique')}.")
-    paragraphs.append("**VHRED's z, run by run** (KL per token while training, mean over seeds; replies on the "
-                      "held-out contexts):\n" + "\n".join(lines))
+    paragraphs.append("**VHRED's z, run by run** (KL per token while training: epoch means on the training "
+                      "dialogues, mean over seeds; replies on the held-out contexts):\n" + "\n".join(lines))
     shipped = results.get("shipped_vhred")
     if shipped:
         method = f"{shipped}: z samples"
         plain, plain_kl = "VHRED plain: z samples", results["kl_curves"]["VHRED plain"]["mean"][-1]
         why = (": the decoder can model a context's few replies on its own, so z costs KL and buys little"
                if plain_kl < threshold else "")
+        held_out_kl = summary[method]["kl_per_token"]
         paragraphs.append(
             f"Without a remedy the posterior's KL ends at {plain_kl:.3f} nats per token and "
             f"{summary[plain]['unique']['mean']:.2f} of the z samples' replies are distinct{why}. The shipped "
             f"VHRED ({shipped.removeprefix('VHRED + ').removesuffix(' (shipped)')}) keeps "
-            f"{results['kl_curves'][shipped]['mean'][-1]:.3f} nats per token in z and its {samples} samples cover "
+            f"{results['kl_curves'][shipped]['mean'][-1]:.3f} nats per token in z over its last training epoch "
+            f"({held_out_kl['mean']:.3f} ± {held_out_kl['std']:.3f} on the held-out dialogues, the table's "
+            f"“{METRIC_LABELS['kl_per_token']}”), and its {samples} samples cover "
             f"{_stat(results, method, 'coverage')} of the plausible replies with "
             f"{_stat(results, method, 'valid')} valid.")
     return paragraphs

@@ -8,14 +8,16 @@ import plotly.graph_objects as go
 
 FONT_SIZE = 11
 HEIGHT = 340
+CLIPPING_HEIGHT = 440  # room for its ten legend entries below the plot
 MODEL_COLOURS = {"vanilla RNN": "#d62728", "LSTM": "#1f77b4"}
 STAGE_DASH = {"initialisation": "dot", "trained": "solid", "exploding (init)": "dashdot"}
 STATE_NAMES = {"h": "‖∂L/∂h_t‖", "c": "‖∂L/∂c_t‖"}
 
 
-def _layout(figure: go.Figure, title: str, y_title: str, log_y: bool = True) -> go.Figure:
-    figure.update_layout(title=title, height=HEIGHT, margin={"t": 50, "l": 10, "r": 10, "b": 10},
-                         font={"size": FONT_SIZE}, legend={"orientation": "h", "y": -0.25})
+def _layout(figure: go.Figure, title: str, y_title: str, log_y: bool = True, height: int = HEIGHT) -> go.Figure:
+    # the legend hangs from below the x axis title (anchored at its top): more rows push it down, not up into it
+    figure.update_layout(title=title, height=height, margin={"t": 50, "l": 10, "r": 10, "b": 10},
+                         font={"size": FONT_SIZE}, legend={"orientation": "h", "y": -0.25, "yanchor": "top"})
     figure.update_xaxes(title="distance to the loss (T − 1 − t)")
     figure.update_yaxes(title=y_title, type="log" if log_y else "linear", exponentformat="power")
     return figure
@@ -56,7 +58,7 @@ def clipping_by_distance(clipped: pd.DataFrame, theta: float) -> go.Figure:
                                     name=f"{model}, {stage}, clipped", marker={"size": 4},
                                     line={**style, "width": 2.5}, legendgroup=f"{model}{stage}"))
     return _layout(figure, f"Before (thin) and after (thick) clipping by norm at θ = {theta:g}",
-                   "‖∂L/∂h_t‖ (log)")
+                   "‖∂L/∂h_t‖ (log)", height=CLIPPING_HEIGHT)
 
 
 def forget_gates(forget: pd.DataFrame) -> go.Figure:

@@ -22,7 +22,7 @@ def pca_scatter(view, three_d: bool = False) -> go.Figure:
         if row.layer in view.collapsed_layers:
             titles.append(f"layer {row.layer}: one point (no variance)")
         else:
-            parts = [f"PC{i + 1} {getattr(row, f'PC{i + 1}'):.0%}" for i in range(view.n_components)]
+            parts = [f"PC{i + 1} {getattr(row, f'PC{i + 1}'):.1%}" for i in range(view.n_components)]
             titles.append(f"layer {row.layer}: " + ", ".join(parts))
     specs = [[{"type": "scene" if three_d else "xy"} for _ in range(layers)]]
     fig = make_subplots(rows=1, cols=layers, specs=specs, subplot_titles=titles, horizontal_spacing=0.04)

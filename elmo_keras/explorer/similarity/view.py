@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from elmo_keras.data.polysemy import TYPED
 from elmo_keras.explorer.result_cache import array_from_json, array_to_json, frame_from_json, frame_to_json
 
 DEFAULT_PER_SENSE = 12
@@ -51,6 +52,11 @@ class SimilarityView:
     @property
     def num_layers(self) -> int:
         return int(self.matrices.shape[0])
+
+    @property
+    def typed_shown(self) -> int:
+        """How many of the shown occurrences are in typed sentences (sense ``TYPED``)."""
+        return sum(sense == TYPED for sense in self.senses)
 
     @property
     def has_summary(self) -> bool:

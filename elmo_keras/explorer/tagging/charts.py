@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from elmo_keras.explorer.chart_text import escape
 
 FONT_SIZE = 11
+LABEL_FONT_SIZE = 13  # the experiment bars' mean ± std labels
 CELL_PX = 26
 CONDITION_COLOURS = ["#9e9e9e", "#1f77b4"]  # conditions come in pairs: the baseline, then the method
 
@@ -55,25 +56,32 @@ def transitions_heatmap(transitions: pd.DataFrame, allowed: np.ndarray) -> go.Fi
     return figure
 
 
-def experiment_bars(table: pd.DataFrame, score: str, title: str, axis_title: str | None = None) -> go.Figure:
+def experiment_bars(table: pd.DataFrame, score: str, title: str, axis_title: str | None = None,
+                    decimals: int = 3) -> go.Figure:
     """One bar per condition: the mean of ``score`` over seeds with ± one standard deviation (conditions in
-    baseline/method pairs, coloured grey/blue).
+    baseline/method pairs, coloured grey/blue), each labelled ``mean ± std`` above its error bar.
 
     Args:
         table: one of ``tagging.experiment_tables``' tables (``condition``, ``<score> mean``, ``<score> std``).
         score: str, the score column's name.
         title: str, the chart's title.
         axis_title: str, the y axis title. Defaults to None (``score``).
+        decimals: int, the labels' decimals (1 for a count). Defaults to 3.
     """
     colours = [CONDITION_COLOURS[i % len(CONDITION_COLOURS)] for i in range(len(table))]  # baseline, method, …
+    means, stds = table[f"{score} mean"], table[f"{score} std"].fillna(0.0)
+    conditions = [escape(c) for c in table["condition"]]
     figure = go.Figure(go.Bar(
-        x=table["condition"], y=table[f"{score} mean"],
-        error_y={"type": "data", "array": table[f"{score} std"].fillna(0.0), "visible": True},
-        marker_color=colours, text=[f"{m:.3f} ± {s:.3f}" for m, s in zip(table[f"{score} mean"],
-                                                                       table[f"{score} std"].fillna(0.0))],
-        textposition="outside", hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        x=conditions, y=means, error_y={"type": "data", "array": stds, "visible": True},
+        marker_color=colours, hovertemplate=f"%{{x}}: %{{y:.{decimals}f}}<extra></extra>",
     ))
-    top = float((table[f"{score} mean"] + table[f"{score} std"].fillna(0.0)).max())
+    # the labels as text above each error bar's top, where no whisker crosses them
+    figure.add_trace(go.Scatter(
+        x=conditions, y=means + stds, mode="text", text=[f"{m:.{decimals}f} ± {s:.{decimals}f}"
+                                                         for m, s in zip(means, stds)],
+        textposition="top center", textfont={"size": LABEL_FONT_SIZE}, hoverinfo="skip",
+    ))
+    top = float((means + stds).max())
     figure.update_yaxes(title=axis_title or score, range=[0, top * 1.25 if top > 0 else 1])
     figure.update_layout(title=title, height=320, margin={"t": 50, "l": 10, "r": 10, "b": 10},
                          font={"size": FONT_SIZE}, showlegend=False)

@@ -42,6 +42,12 @@ TAGLM_EPOCHS = 8
 BATCH_SIZE = 32  # sentences (the biLM: twice that; the multi-task tagger: half, for more frame batches)
 TRAINING_STEPS = ("biLM on unlabelled text", "multi-task POS + frame tagger", "TagLM (BiLSTM-CRF + biLM)")
 Progress = Callable[[int, str], None]  # (finished steps, what runs now)
+# each experiment's scores, the one its chart plots first
+EXPERIMENT_SCORES = {"multitask": ("label_f1", "accuracy"), "taglm": ("span_f1", "accuracy"),
+                     "crf": ("invalid_sentences", "span_f1", "invalid_transitions")}
+SCORE_LABELS = {"accuracy": "accuracy", "label_f1": "label F1", "span_f1": "span F1",
+                "invalid_sentences": "invalid sentences", "invalid_transitions": "invalid transitions"}
+COUNT_SCORES = ("invalid_sentences", "invalid_transitions")  # counts over the held-out sentences: one decimal
 
 
 @dataclass(frozen=True)
@@ -244,12 +250,78 @@ def experiments_caption(results: dict) -> str:
 
 def experiment_tables(results: dict) -> dict[str, pd.DataFrame]:
     """The shipped experiments as mean ± std tables: ``{"multitask", "taglm", "crf"}`` → DataFrame with one
-    row per condition and ``<score> mean`` / ``<score> std`` columns."""
-    columns = {"multitask": ("accuracy", "label_f1"), "taglm": ("span_f1", "accuracy"),
-               "crf": ("span_f1", "invalid_sentences", "invalid_transitions")}
+    row per condition and ``<score> mean`` / ``<score> std`` columns (``EXPERIMENT_SCORES``)."""
     tables = {}
-    for name, scores in columns.items():
+    for name, scores in EXPERIMENT_SCORES.items():
         summary = summarize(pd.DataFrame(results[name]), scores)
         summary.columns = [f"{score} {stat}" for score, stat in summary.columns]
         tables[name] = summary.reset_index()
     return tables
+
+
+def score_decimals(score: str) -> int:
+    """Decimals a score is shown with: 1 for a count (``COUNT_SCORES``), 3 for a rate."""
+    return 1 if score in COUNT_SCORES else 3
+
+
+def mean_std(mean: float, std: float, decimals: int = 3) -> str:
+    """``"0.847 ± 0.016"`` (just the mean where ``std`` is NaN: one seed)."""
+    return f"{mean:.{decimals}f}" + ("" if np.isnan(std) else f" ± {std:.{decimals}f}")
+
+
+def experiment_display_table(table: pd.DataFrame, scores) -> pd.DataFrame:
+    """``condition`` and one ``mean ± std`` string column per score (named by ``SCORE_LABELS``, in ``scores``
+    order) of one of ``experiment_tables``' tables."""
+    return pd.DataFrame({"condition": table["condition"], **{
+        SCORE_LABELS[score]: [mean_std(m, s, score_decimals(score))
+                              for m, s in zip(table[f"{score} mean"], table[f"{score} std"])] for score in scores}})
+
+
+def _stat(table: pd.DataFrame, row: int, score: str) -> str:
+    return mean_std(table[f"{score} mean"].iloc[row], table[f"{score} std"].iloc[row], score_decimals(score))
+
+
+def _difference(table: pd.DataFrame, score: str) -> int:
+    """+1 / -1 where row 1 (the method) beats / trails row 0 (the baseline) on ``score`` by more than the two
+    standard deviations together, else 0 (within the seeds' spread)."""
+    gap = table[f"{score} mean"].iloc[1] - table[f"{score} mean"].iloc[0]
+    spread = table[f"{score} std"].iloc[:2].fillna(0.0).sum()
+    return int(np.sign(gap)) if abs(gap) > spread else 0
+
+
+def experiment_findings(results: dict) -> list[str]:
+    """What the shipped experiments' numbers say, as Markdown paragraphs built from those numbers (so the text stays
+    true when the experiments are rerun): multi-task frames, TagLM's biLM, the CRF against the softmax."""
+    tables, seeds = experiment_tables(results), len(results["seeds"])
+    multitask, taglm, crf = tables["multitask"], tables["taglm"], tables["crf"]
+    pos = {1: "the POS task helps", -1: "the POS task hurts", 0: "no clear effect of the POS task"}
+    bilm = {1: "the biLM's vectors help", -1: "the biLM's vectors hurt", 0: "no clear effect of the biLM"}
+    paragraphs = [
+        f"**Frames: {pos[_difference(multitask, 'label_f1')]}.** Trained together with POS tagging (“"
+        f"{multitask['condition'][1]}”), the frame head's held-out label F1 is {_stat(multitask, 1, 'label_f1')} "
+        f"against {_stat(multitask, 0, 'label_f1')} for “{multitask['condition'][0]}” (accuracy "
+        f"{_stat(multitask, 1, 'accuracy')} against {_stat(multitask, 0, 'accuracy')}; mean ± std over {seeds} "
+        "seeds; “clear” means apart by more than the two standard deviations together).",
+        f"**NER with {results['taglm'][0]['labelled_sentences']} labelled sentences: "
+        f"{bilm[_difference(taglm, 'span_f1')]}.** Reading the frozen biLM (trained on unlabelled text only), "
+        f"TagLM's span F1 is {_stat(taglm, 1, 'span_f1')} against {_stat(taglm, 0, 'span_f1')} without it."]
+    runs = {row["condition"]: (row["head"], row["labelled_sentences"]) for row in results["crf"]}
+    by_size = {}
+    for index, condition in enumerate(crf["condition"]):
+        head, size = runs[condition]
+        by_size.setdefault(size, {})[head] = index
+    invalid = "; ".join(f"{size} labelled sentences: softmax {_stat(crf, rows['softmax'], 'invalid_sentences')}, "
+                        f"CRF {_stat(crf, rows['crf'], 'invalid_sentences')}" for size, rows in by_size.items())
+    span = "; ".join(f"{size} sentences: CRF {_stat(crf, rows['crf'], 'span_f1')}, softmax "
+                     f"{_stat(crf, rows['softmax'], 'span_f1')}" for size, rows in by_size.items())
+    constant = [condition for condition, std in zip(crf["condition"], crf["span_f1 std"]) if seeds > 1 and std == 0]
+    whole = len(ner_examples("train"))
+    note = "".join(
+        f" Every seed of “{condition}” scores the same span F1"
+        + (f": with all {whole} training sentences every seed reads the same data; only the initialisation and the "
+           "batch order differ." if runs[condition][1] == whole else ".") for condition in constant)
+    paragraphs.append(
+        "**CRF against per-token softmax.** Held-out sentences (of "
+        f"{len(ner_examples('heldout'))}) whose predicted tags break the BIOES scheme — {invalid}: the CRF's "
+        f"forbidden transitions have probability 0. Span F1 — {span}.{note}")
+    return paragraphs

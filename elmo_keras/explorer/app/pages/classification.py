@@ -14,6 +14,7 @@ from elmo_keras.explorer.classification.service import (
     trained_sliding_step,
 )
 from elmo_keras.explorer.classification.views import (
+    experiment_findings,
     experiment_table,
     heights_view,
     shipped_experiments,
@@ -80,6 +81,8 @@ def show_experiments():
         st.info("No experiment results are shipped with this installation; run "
                 "`python tools/run_classifier_experiments.py`.")
         return
+    for paragraph in experiment_findings(results):
+        st.markdown(paragraph)
     st.caption(f"Held-out accuracy, mean ± std over {len(results['seeds'])} seeds, trained on the whole "
                f"training split or on {results['small_train']} of its sentences. “negated”: "
                "accuracy on “not good” / “not very bad” sentences; “contrast”: on “good , not bad” / “bad , not good”, "

@@ -46,8 +46,9 @@ if view.rejected_typed:
     st.warning("Left out (they do not contain '" + view.word + "'): " + " | ".join(view.rejected_typed))
 
 st.subheader(f"Cosine similarity between occurrences of '{view.word}'")
+typed_note = ", typed sentences labelled 'typed'" if view.typed_shown else ""
 st.caption(f"Each cell compares two occurrences (rows and columns ordered by sense; white boxes frame one sense; "
-           f"{len(view.labels)} of {view.total} shown, typed sentences labelled 'typed'). "
+           f"{len(view.labels)} of {view.total} shown{typed_note}). "
            "Hover for the full sentences. "
            "Bright = similar: a word-level model gives one vector per word in layer 0, so it is uniformly 1; in "
            "higher layers the context moves the vectors and same-sense blocks stand out.")

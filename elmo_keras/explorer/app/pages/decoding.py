@@ -100,7 +100,8 @@ st.plotly_chart(decoding_charts.beam_tree(tree_layout(beam.trace, view.vocabular
 
 st.subheader("One step's distribution and the cut")
 st.caption("The model's next-token probabilities (after temperature), most probable first; blue bars survive the "
-           "cut and are renormalised, grey ones can never be drawn. The orange line is the running total.")
+           "cut and are renormalised, grey ones can never be drawn. The orange line is the running total, marked at "
+           "each bar's right edge: the probability of that token and all before it.")
 d1, d2, d3 = st.columns(3)
 strategy = d1.radio("Sampling strategy", [TOP_K, NUCLEUS], horizontal=True, key="decoding_dist_strategy")
 trace = view.results[strategy].trace

@@ -27,6 +27,9 @@ SAMPLES_KEY, BEAM_KEY, SEED_KEY = "dialogue_samples", "dialogue_beam", "dialogue
 
 
 VALID_MARKS = {True: "✓ valid", False: "✗ invalid"}
+# what each reply table's log_prob is conditioned on (VHRED's is given its sampled z, so far closer to 0 than HRED's)
+HRED_LOG_PROB, LAST_TURN_LOG_PROB = "log p(reply | context)", "log p(reply | last turn)"
+VHRED_LOG_PROB = "log p(reply | z, context)"
 
 
 @st.cache_data(show_spinner="Generating replies…", max_entries=64)
@@ -37,6 +40,11 @@ def replies(_models, models_dir, version, text, num_samples, beam_size, seed):
 def marked(frame):
     """A reply table with its ``valid`` column in words (“–”: a context outside the corpus, nothing to judge by)."""
     return frame.round({"log_prob": 3}).assign(valid=[VALID_MARKS.get(v, "–") for v in frame["valid"]])
+
+
+def log_prob_header(label):
+    """The reply tables' ``log_prob`` column under the name of what it is conditioned on."""
+    return {"log_prob": st.column_config.NumberColumn(label, format="%.3f")}
 
 
 def show_experiment():
@@ -57,12 +65,17 @@ def show_experiment():
                "cores).")
     st.markdown("**HRED with and without its context RNN** (NLL per reply token, exact)")
     st.dataframe(experiment_table(results, ["HRED"]), hide_index=True, width="stretch")
+    st.caption(f"distinct-1/2 and unique replies measure the diversity among one context's {results['num_samples']} "
+               "replies (averaged over contexts); greedy decoding gives one reply per context, so they do not apply "
+               "(–).")
     st.markdown("**VHRED: plain, each remedy, the shipped combination.** Its likelihood is a bound: "
                 "“exp(ELBO bound / token)” is exp of the per-token negative ELBO, an upper bound on the perplexity, "
-                "not the perplexity itself; “NLL / token at z = μ_p” decodes from the prior's mean.")
+                "not the perplexity itself; “NLL / token at z = μ_p” decodes from the prior's mean. The likelihood "
+                "columns are measured after training on the held-out dialogues; the KL curves below are epoch means "
+                "while training.")
     st.dataframe(experiment_table(results, ["VHRED"]), hide_index=True, width="stretch")
-    st.plotly_chart(dialogue_charts.experiment_kl_chart(experiment_kl_curves(results)), width="stretch",
-                    key="dialogue_experiment_kl")
+    st.plotly_chart(dialogue_charts.experiment_kl_chart(experiment_kl_curves(results), results.get("shipped_vhred")),
+                    width="stretch", key="dialogue_experiment_kl")
     st.caption(experiment_provenance(results))
 
 
@@ -120,12 +133,16 @@ with interactive:
     with left:
         st.markdown("**HRED** (context RNN over every turn): greedy and beam search (log-probabilities of the "
                     "whole reply)")
-        st.dataframe(marked(view.hred), hide_index=True, width="stretch")
+        st.dataframe(marked(view.hred), hide_index=True, width="stretch", column_config=log_prob_header(HRED_LOG_PROB))
         st.markdown("**HRED, last utterance only** (the same model trained without the earlier turns): greedy")
-        st.dataframe(marked(view.hred_last_turn), hide_index=True, width="stretch")
+        st.dataframe(marked(view.hred_last_turn), hide_index=True, width="stretch",
+                     column_config=log_prob_header(LAST_TURN_LOG_PROB))
     with right:
         st.markdown("**VHRED**: one reply per $z \\sim p(z \\mid c)$, each decoded greedily")
-        st.dataframe(marked(view.vhred), hide_index=True, width="stretch")
+        st.dataframe(marked(view.vhred), hide_index=True, width="stretch",
+                     column_config=log_prob_header(VHRED_LOG_PROB))
+        st.caption("VHRED's log-probability is given its sampled z, which already says much of what the reply is: "
+                   "it is not comparable with HRED's, which is given the context alone.")
     st.markdown("**Diversity of each column** (distinct-n = distinct n-grams / all n-grams; valid = share of "
                 "replies that are plausible replies in the corpus)")
     st.dataframe(view.diversity.round(3), hide_index=True, width="stretch")

@@ -47,6 +47,5 @@ for layer in view.collapsed_layers:
             "token embedding ignores the context), so PCA has nothing to spread: every point sits at the origin.")
 st.subheader("Explained variance")
 st.caption("Fraction of each layer's variance captured by each principal component (PCA is refitted per layer).")
-st.dataframe(view.variance, hide_index=True, width="content",
-             column_config={c: st.column_config.NumberColumn(c, format="percent")
-                            for c in view.variance.columns if c != "layer"})
+st.dataframe(view.variance.style.format({c: "{:.1%}" for c in view.variance.columns if c != "layer"}),
+             hide_index=True, width="content")  # one decimal, as in the subplot titles

@@ -9,10 +9,14 @@ from elmo_keras.explorer.provenance import provenance_caption
 from elmo_keras.explorer.tagging import charts as tagging_charts
 from elmo_keras.explorer.tagging.service import (
     DEFAULT_TOP_K,
+    EXPERIMENT_SCORES,
     TAGGER_MODELS,
     example_sentences,
+    experiment_display_table,
+    experiment_findings,
     experiment_tables,
     experiments_caption,
+    score_decimals,
     shipped_experiments,
 )
 from elmo_keras.explorer.tagging.store import computed_tagging_view, stored_tagging_view
@@ -47,7 +51,7 @@ def highlight_invalid(table):
 
 
 def show_experiments():
-    """The shipped experiments: three charts with their mean ± std tables."""
+    """The shipped experiments: what their numbers say, then each chart beside its mean ± std table."""
     st.subheader("Experiments")
     results = shipped_experiments()
     if results is None:
@@ -55,17 +59,22 @@ def show_experiments():
                 "`python tools/run_tagging_experiments.py`.")
     else:
         tables = experiment_tables(results)
+        for paragraph in experiment_findings(results):
+            st.markdown(paragraph)
         st.caption(experiments_caption(results))
-        columns = st.columns(3)
-        charts = [("multitask", "label_f1", "Frames: with vs without the POS task", "frame label F1"),
-                  ("taglm", "span_f1", f"NER, {results['taglm'][0]['labelled_sentences']} labelled sentences",
+        charts = [("multitask", "Frames: with vs without the POS task", "frame label F1"),
+                  ("taglm", f"NER, {results['taglm'][0]['labelled_sentences']} labelled sentences",
                    "span F1 (strict BIOES)"),
-                  ("crf", "invalid_sentences", "NER: invalid BIOES outputs", "held-out sentences")]
-        for column, (name, score, title, axis) in zip(columns, charts):
-            with column:
-                st.plotly_chart(tagging_charts.experiment_bars(tables[name], score, title, axis), width="stretch",
-                                key=f"tagging_experiment_{name}")
-                st.dataframe(tables[name].round(3), hide_index=True, width="stretch")
+                  ("crf", "NER: invalid BIOES outputs", "held-out sentences")]
+        for name, title, axis in charts:
+            scores = EXPERIMENT_SCORES[name]  # the chart plots the first, the table lists it first
+            chart, table = st.columns(2, vertical_alignment="center")
+            with chart:
+                st.plotly_chart(tagging_charts.experiment_bars(tables[name], scores[0], title, axis,
+                                                               decimals=score_decimals(scores[0])),
+                                width="stretch", key=f"tagging_experiment_{name}")
+            with table:
+                st.dataframe(experiment_display_table(tables[name], scores), hide_index=True, width="stretch")
         st.caption(provenance_caption(results))
 
 
