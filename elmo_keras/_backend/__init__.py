@@ -12,9 +12,11 @@ By concern (each module imports only the engine in use, inside its functions: th
 - ``execution``: which engine runs (``backend_name``, ``engine_version``); ``scan_time``, the symbolic loop over
   time steps (``tf.while_loop`` on TensorFlow, a Python loop on eager JAX, ``keras.ops.scan`` elsewhere);
   ``compile_function`` (XLA or ``jax.jit``, the weights read at every call), ``compile_for_inference`` and
-  ``compiles_per_shape`` (the embedder's graph / XLA / eager modes), ``has_xla_inference`` (whether
-  ``execution="auto"`` chooses between graph and XLA), ``id_graph_function`` (the seq2seq's
-  scoring as one graph for every shape), ``is_eager`` (whether a tensor holds values), ``check_onnx_export_backend``
+  ``compiles_per_shape`` (the embedder's graph / XLA / eager modes),
+  ``compiled_functions_take_variables_as_constants`` (no kept bfloat16 weight copies on JAX),
+  ``has_xla_inference`` (whether ``execution="auto"`` chooses between graph and XLA),
+  ``id_graph_function`` (the seq2seq's scoring as one graph for every shape), ``is_eager`` (whether a tensor holds
+  values), ``check_onnx_export_backend``
   (ONNX export of any batch and length: TensorFlow).
 - ``training_steps``: ``fit_jit_compile`` (``Model.compile(jit_compile=…)`` for a fast step), ``loss_and_gradients``
   (a stateful ``train_step``'s gradient: TensorFlow's tape, PyTorch's autograd), ``uses_stateless_steps`` with
@@ -47,7 +49,8 @@ from elmo_keras._lazy import lazy_exports
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras._backend.execution": ["backend_name", "check_onnx_export_backend", "compile_for_inference",
-                                      "compile_function", "compiles_per_shape", "engine_version", "has_xla_inference",
+                                      "compile_function", "compiled_functions_take_variables_as_constants",
+                                      "compiles_per_shape", "engine_version", "has_xla_inference",
                                       "id_graph_function", "is_eager", "scan_time"],
     "elmo_keras._backend.training_steps": ["branch_test_step", "branch_train_step", "dense_gradients",
                                            "fit_jit_compile", "input_gradients", "loss_and_gradients",
@@ -87,6 +90,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         check_onnx_export_backend,
         compile_for_inference,
         compile_function,
+        compiled_functions_take_variables_as_constants,
         compiles_per_shape,
         engine_version,
         has_xla_inference,
@@ -115,7 +119,8 @@ if TYPE_CHECKING:  # what static tools and IDEs see
 
 __all__ = [
     "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step", "check_onnx_export_backend",
-    "check_strategy_backend", "compile_for_inference", "compile_function", "compiles_per_shape", "dense_gradients",
+    "check_strategy_backend", "compile_for_inference", "compile_function",
+    "compiled_functions_take_variables_as_constants", "compiles_per_shape", "dense_gradients",
     "engine_version", "fit_jit_compile", "fused_elementwise", "gathered_batches", "generated_batches",
     "global_random_state", "has_native_bfloat16", "has_native_bfloat16_inference", "has_xla_inference",
     "id_graph_function", "input_gradients", "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients",

@@ -9,7 +9,8 @@
 - ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit`` (the weights passed in at every
   call, not baked in); eager elsewhere.
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``;
-  ``has_xla_inference`` (whether ``"auto"`` has two paths to choose from).
+  ``has_xla_inference`` (whether ``"auto"`` has two paths to choose from);
+  ``compiled_functions_take_variables_as_constants`` (JAX: no kept weight copies).
 - ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
 - ``check_onnx_export_backend``: whether this backend can export an ONNX graph of any batch and length.
 - ``is_eager``: whether a tensor holds values (stateful layers need that).
@@ -149,6 +150,13 @@ def has_xla_inference() -> bool:
     choosing between them (``execution="auto"``) means something: TensorFlow. JAX compiles every path per shape,
     PyTorch runs every path eagerly."""
     return keras.backend.backend() == "tensorflow"
+
+
+def compiled_functions_take_variables_as_constants() -> bool:
+    """Whether a variable a compiled inference function reads becomes a constant of that function instead of an
+    input it reads at every call: JAX (``jax.jit`` closes over values). Extra weight copies kept for speed would be
+    baked in there, so ``layers.matmul_dtype.keep_narrowed_kernels`` keeps none on JAX."""
+    return keras.backend.backend() == "jax"
 
 
 def compile_for_inference(fn: Callable, execution: str, input_shape: tuple, variables=()) -> Callable:

@@ -15,6 +15,7 @@ import weakref
 
 from keras import ops
 
+from elmo_keras._backend import compiled_functions_take_variables_as_constants
 from elmo_keras._quiet import keras
 
 MATMUL_DTYPES = ("float32", "bfloat16")
@@ -88,7 +89,7 @@ def keep_narrowed_kernels(layer, matmul_dtype) -> int:
         The bytes the copies hold (0 where none are kept).
     """
     check_matmul_dtype(matmul_dtype)
-    if matmul_dtype is None or keras.backend.backend() == "jax":
+    if matmul_dtype is None or compiled_functions_take_variables_as_constants():
         return 0
     kept_bytes = 0
     for variable in layer.weights:
