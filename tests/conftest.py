@@ -41,8 +41,8 @@ BACKEND_INDEPENDENT_FILES = (
     "test_argument_checks", "test_cli_help", "test_convolution_example", "test_decoding_beam",
     "test_decoding_exhaustive", "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model",
     "test_decoding_trace", "test_decoding_worked_examples", "test_dialogue_data", "test_docs",
-    "test_experiment_provenance", "test_import_structure", "test_polysemy", "test_pretrained_downloads",
-    "test_safe_files", "test_sentence_files",
+    "test_experiment_provenance", "test_half_imported_dependencies", "test_import_structure", "test_polysemy",
+    "test_pretrained_downloads", "test_safe_files", "test_sentence_files",
     "test_sentiment_data", "test_tagging_data", "test_tagging_schemes", "test_text", "test_text_conll",
     "test_vocabulary_files", "test_wheel",
 )

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import weakref
 
+import ml_dtypes  # Keras' own dependency: bfloat16 for NumPy
+import numpy as np
 from keras import ops
 
 from elmo_keras._backend import compiled_functions_take_variables_as_constants
@@ -115,6 +117,15 @@ def narrow_matmul(x, kernel):
     if keras.backend.standardize_dtype(x.dtype) != kernel_dtype:
         x = ops.cast(x, kernel_dtype)
     return ops.matmul(x, matrix(kernel))  # a TransposedKernel's transpose is folded into the matmul
+
+
+def represents(value: float | None, dtype) -> bool:
+    """Whether ``value`` (a clip bound; None counts as representable) is exactly a value of ``dtype``."""
+    if value is None:
+        return True
+    dtype = keras.backend.standardize_dtype(dtype)
+    numpy_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    return float(np.asarray(value, np.float32).astype(numpy_dtype).astype(np.float32)) == value
 
 
 def product(x, kernel):

@@ -6,6 +6,10 @@ Pages import this module; the computation itself stays in ``elmo_keras.explorer`
 
 from __future__ import annotations
 
+# before Streamlit: ``import streamlit`` configures Plotly's theme, whose validators read ``pandas.Series`` from
+# ``sys.modules`` without importing pandas; a pandas another thread has only begun to import would fail them, while
+# ``import pandas`` here waits for that thread to finish it (tests/test_half_imported_dependencies.py)
+import pandas  # noqa: F401
 import streamlit as st
 
 from elmo_keras.explorer import state
