@@ -18,10 +18,11 @@ sorted by length inside. PyTorch runs ``--threads`` intra-op threads (TensorFlow
 other side's seconds over ours, per round and for the best of the rounds.
 
 Latency (both sizes, unless ``--no-latency``): ``embed_sentence`` of one 20-token sentence, warm, the fastest of
-``--latency-repeats`` calls, ours (``"auto"``, which runs one sentence on the graph) against the AllenNLP-style
-reference, with the floor that memory bandwidth puts under any loop over time steps: the recurrent and projection
-matrices of every direction and layer read once per step (22 steps: the sentence and its boundaries), in the dtype
-our matmuls read them (bfloat16: half float32's bytes), at the bandwidth of a large NumPy copy measured in the same
+``--latency-repeats`` calls of each side, the two sides called in turn (``timing.fastest_interleaved_seconds``),
+ours (``"auto"``, which runs one sentence on the graph) against the AllenNLP-style reference, with the floor that
+memory bandwidth puts under any loop over time steps: the recurrent and projection matrices of every direction and
+layer read once per step (22 steps: the sentence and its boundaries), in the dtype our matmuls read them (bfloat16:
+half float32's bytes), at the bandwidth of a large NumPy copy measured in the same
 run. Matrices that stay in the CPU's caches between steps can beat that floor. Needs PyTorch (not a project dependency).
 """
 
@@ -42,7 +43,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from allennlp_reference import SIZES, AllenNLPStyleElmo, random_model_files, read_tensors  # noqa: E402
-from timing import cpu_name, fastest_seconds  # noqa: E402
+from timing import cpu_name, fastest_interleaved_seconds, fastest_seconds  # noqa: E402
 from torch_reference import FusedElmo  # noqa: E402
 
 BATCH = 64
@@ -170,17 +171,21 @@ def recurrent_bytes_per_step(options, bytes_per_weight: int = FLOAT32_BYTES) -> 
     return 2 * lstm["n_layers"] * (projection * 4 * cells + cells * projection) * bytes_per_weight
 
 
-def single_sentence_latency(size: str, repeats: int, bandwidth: float, tmp: pathlib.Path, options: dict) -> None:
+def single_sentence_latency(size: str, repeats: int, tmp: pathlib.Path, options: dict) -> tuple:
+    """``(reference ms, ours ms, our matmul dtype)`` for one sentence of ``LATENCY_TOKENS`` tokens."""
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
     files = random_model_files(tmp, size)
     rng = np.random.default_rng(1)
     sentence = ["".join(rng.choice(list("abcdefghij"), size=rng.integers(2, 9))) for _ in range(LATENCY_TOKENS)]
     embedder, elmo = ElmoEmbedder(*files, **options), AllenNLPStyleElmo(*files)
-    reference_ms = 1e3 * fastest_seconds(lambda: elmo.embed_sentence(sentence), repeats)
-    ours_ms = 1e3 * fastest_seconds(lambda: embedder.embed_sentence(sentence), repeats)
+    seconds = fastest_interleaved_seconds({"reference": lambda: elmo.embed_sentence(sentence),
+                                           "ours": lambda: embedder.embed_sentence(sentence)}, repeats)
+    return 1e3 * seconds["reference"], 1e3 * seconds["ours"], getattr(embedder, "matmul_dtype", None) or "float32"
+
+
+def print_latency(size: str, reference_ms: float, ours_ms: float, dtype: str, bandwidth: float) -> None:
     steps = LATENCY_TOKENS + 2
-    dtype = getattr(embedder, "matmul_dtype", None) or "float32"
     per_step = recurrent_bytes_per_step(SIZES[size], 2 if dtype == "bfloat16" else FLOAT32_BYTES)
     floor_ms = 1e3 * per_step * steps / bandwidth
     print(f"  {size}: AllenNLP-style {reference_ms:7.1f} ms   ours ({dtype}) {ours_ms:7.1f} ms   "
@@ -213,11 +218,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         if not args.no_latency:
+            # the bandwidth probe runs after the timings: its 1 GiB of copies left TensorFlow's next calls 10–25 %
+            # slower here (11.9 against 14.6 ms at ELMo-small), which would charge the probe to our side
+            latencies = {size: single_sentence_latency(size, args.latency_repeats, tmp, options)
+                         for size in ("elmo-small", "original")}
             bandwidth = memory_bandwidth()
-            print(f"\nSingle sentence ({LATENCY_TOKENS} tokens, warm, fastest of {args.latency_repeats}); memory "
-                  f"bandwidth (NumPy copy of {COPY_BYTES >> 20} MiB) {bandwidth / 1e9:.1f} GB/s")
-            for size in ("elmo-small", "original"):
-                single_sentence_latency(size, args.latency_repeats, bandwidth, tmp, options)
+            print(f"\nSingle sentence ({LATENCY_TOKENS} tokens, warm, fastest of {args.latency_repeats}, interleaved); "
+                  f"memory bandwidth (NumPy copy of {COPY_BYTES >> 20} MiB, measured after) {bandwidth / 1e9:.1f} GB/s")
+            for size, latency in latencies.items():
+                print_latency(size, *latency, bandwidth)
         sizes = sorted(SIZES) if args.size == "both" else [args.size]
         counts = {"elmo-small": args.sentences, "original": args.original_sentences}
         for size in sizes:

@@ -21,6 +21,22 @@ def fastest_seconds(fn, repeats):
     return best
 
 
+def fastest_interleaved_seconds(functions: dict, repeats: int) -> dict:
+    """``fastest_seconds`` of several functions called in turn (one call of each per round, ``repeats`` rounds, after
+    two untimed rounds): a drift of the machine within the run (1.5× within minutes here) reaches them all alike,
+    where timing one after the other would give it to one side. Returns ``{name: seconds}``."""
+    for _ in range(2):
+        for fn in functions.values():
+            fn()
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(repeats):
+        for name, fn in functions.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
 def cpu_name(path: str = "/proc/cpuinfo") -> str:
     """The CPU's ``model name`` from ``/proc/cpuinfo`` and the number of logical CPUs (``"unknown CPU"`` elsewhere):
     every benchmark names the machine its seconds come from."""
