@@ -21,16 +21,20 @@ def fastest_seconds(fn, repeats):
     return best
 
 
-def fastest_interleaved_seconds(functions: dict, repeats: int) -> dict:
+def fastest_interleaved_seconds(functions: dict, repeats: int, settle_seconds: float = 0.05) -> dict:
     """``fastest_seconds`` of several functions called in turn (one call of each per round, ``repeats`` rounds, after
     two untimed rounds): a drift of the machine within the run (1.5× within minutes here) reaches them all alike,
-    where timing one after the other would give it to one side. Returns ``{name: seconds}``."""
+    where timing one after the other would give it to one side. Each call waits ``settle_seconds`` first, so that the
+    threads the previous call left spinning are asleep (PyTorch's OpenMP threads spin after a call: without the pause
+    our next call took 16.0 against 14.0 ms with it, at ELMo-small one sentence, 2 cores). Returns
+    ``{name: seconds}``."""
     for _ in range(2):
         for fn in functions.values():
             fn()
     best = dict.fromkeys(functions, float("inf"))
     for _ in range(repeats):
         for name, fn in functions.items():
+            time.sleep(settle_seconds)
             start = time.perf_counter()
             fn()
             best[name] = min(best[name], time.perf_counter() - start)
