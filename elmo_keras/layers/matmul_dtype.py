@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import weakref
 
-import ml_dtypes  # Keras' own dependency: bfloat16 for NumPy
 import numpy as np
 from keras import ops
 
@@ -123,9 +122,13 @@ def represents(value: float | None, dtype) -> bool:
     """Whether ``value`` (a clip bound; None counts as representable) is exactly a value of ``dtype``."""
     if value is None:
         return True
+    single = np.float32(value)
+    if float(single) != value:
+        return False
     dtype = keras.backend.standardize_dtype(dtype)
-    numpy_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-    return float(np.asarray(value, np.float32).astype(numpy_dtype).astype(np.float32)) == value
+    if dtype == "bfloat16":  # float32's top 16 bits: exact where the low 16 are zero
+        return int(single.view(np.uint32)) & 0xFFFF == 0
+    return float(single.astype(dtype)) == value
 
 
 def product(x, kernel):
