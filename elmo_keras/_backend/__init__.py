@@ -36,7 +36,8 @@ By concern (each module imports only the engine in use, inside its functions: th
   TensorFlow and PyTorch; ``models.sparse_optimizers``).
 - ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement),
   ``has_native_bfloat16_inference`` (``models.bilm.inference_precision``'s rule), ``fused_elementwise`` (XLA-fused
-  elementwise steps between the bfloat16 inference loop's matmuls).
+  elementwise steps between the bfloat16 inference loop's matmuls), ``carries_narrowed_recurrent_state`` (that loop's
+  ``h`` in bfloat16: TensorFlow).
 - ``strings``: ``utf8_bytes`` (token strings as bytes: inside the graph on TensorFlow, in
   Python elsewhere; ``layers.ElmoCharacterIds``).
 
@@ -62,7 +63,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                          "split_cpu_devices", "sum_over_replicas"],
     "elmo_keras._backend.rng": ["global_random_state", "set_global_random_state"],
     "elmo_keras._backend.sparse_rows": ["touched_slices", "update_touched_rows"],
-    "elmo_keras._backend.precision": ["fused_elementwise", "has_native_bfloat16", "has_native_bfloat16_inference",
+    "elmo_keras._backend.precision": ["carries_narrowed_recurrent_state", "fused_elementwise", "has_native_bfloat16",
+                                      "has_native_bfloat16_inference",
                                       "time_training_steps"],
     "elmo_keras._backend.strings": ["utf8_bytes"],
 })
@@ -99,6 +101,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         scan_time,
     )
     from elmo_keras._backend.precision import (
+        carries_narrowed_recurrent_state,
         fused_elementwise,
         has_native_bfloat16,
         has_native_bfloat16_inference,
@@ -118,7 +121,8 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     )
 
 __all__ = [
-    "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step", "check_onnx_export_backend",
+    "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step", "carries_narrowed_recurrent_state",
+    "check_onnx_export_backend",
     "check_strategy_backend", "compile_for_inference", "compile_function",
     "compiled_functions_take_variables_as_constants", "compiles_per_shape", "dense_gradients",
     "engine_version", "fit_jit_compile", "fused_elementwise", "gathered_batches", "generated_batches",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from keras import ops
 
-from elmo_keras._backend import scan_time
+from elmo_keras._backend import carries_narrowed_recurrent_state, scan_time
 from elmo_keras._quiet import keras
 from elmo_keras.layers.matmul_dtype import represents
 from elmo_keras.layers.recurrence.cell_math import lstm_step, lstm_update, narrowed_lstm_step
@@ -184,8 +184,9 @@ def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_cl
     The inference loop: each direction keeps its own 2-D products and nothing but ``h_t`` leaves the loop (the
     training loop, ``lstm_sequence``, also stores ``z_t`` and ``c_t`` for its backward pass and stacks the two
     directions, which costs a copy per step). Still differentiable, by autodiff. With narrowed (bfloat16) kernels
-    and projections, ``h`` is carried in the kernels' dtype (``cell_math.narrowed_lstm_step``: the same values, two
-    casts fewer per step) and cast back once, after the loop.
+    and projections, ``h`` is carried in the kernels' dtype where the engine rounds products alike
+    (``_backend.carries_narrowed_recurrent_state``; ``cell_math.narrowed_lstm_step``: the same values, two casts fewer
+    per step) and cast back once, after the loop.
 
     Args:
         gates: per direction, time-major ``x_t · W + b`` `(T, B, 4U)`.
@@ -200,7 +201,8 @@ def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_cl
     batch = ops.shape(gates[0])[1]
     dtype = gates[0].dtype
     kernel_dtype = recurrent_kernels[0].dtype
-    narrowed = (keras.backend.standardize_dtype(kernel_dtype) != keras.backend.standardize_dtype(dtype)
+    narrowed = (carries_narrowed_recurrent_state()
+                and keras.backend.standardize_dtype(kernel_dtype) != keras.backend.standardize_dtype(dtype)
                 and all(kernel is not None for kernel in projection_kernels) and represents(proj_clip, kernel_dtype))
     step_fn = narrowed_lstm_step if narrowed else lstm_step
     h_dtype = kernel_dtype if narrowed else dtype
