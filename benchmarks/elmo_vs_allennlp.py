@@ -22,8 +22,8 @@ Latency (both sizes, unless ``--no-latency``): ``embed_sentence`` of one 20-toke
 ours (``"auto"``, which runs one sentence on the graph) against the AllenNLP-style reference, with the floor that
 memory bandwidth puts under any loop over time steps: the recurrent and projection matrices of every direction and
 layer read once per step (22 steps: the sentence and its boundaries), in the dtype our matmuls read them (bfloat16:
-half float32's bytes), at the bandwidth of a large NumPy copy measured in the same
-run. Matrices that stay in the CPU's caches between steps can beat that floor. Needs PyTorch (not a project dependency).
+half float32's bytes), at the bandwidth of a large NumPy copy measured in the same run. Matrices that stay in the
+CPU's caches between steps can beat that floor. Needs PyTorch (not a project dependency).
 """
 
 from __future__ import annotations

@@ -11,14 +11,7 @@ def fastest_seconds(fn, repeats):
     The fastest, not the median: on a shared 2-core machine other work only ever adds time, and it comes in
     bursts of seconds that moved medians by ±25% between runs here, while the fastest call moved far less.
     """
-    fn()
-    fn()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+    return fastest_interleaved_seconds({"fn": fn}, repeats, settle_seconds=0.0)["fn"]
 
 
 def fastest_interleaved_seconds(functions: dict, repeats: int, settle_seconds: float = 0.05) -> dict:
@@ -34,7 +27,8 @@ def fastest_interleaved_seconds(functions: dict, repeats: int, settle_seconds: f
     best = dict.fromkeys(functions, float("inf"))
     for _ in range(repeats):
         for name, fn in functions.items():
-            time.sleep(settle_seconds)
+            if settle_seconds:
+                time.sleep(settle_seconds)
             start = time.perf_counter()
             fn()
             best[name] = min(best[name], time.perf_counter() - start)

@@ -9,9 +9,8 @@ from keras import ops
 from elmo_keras._backend import fused_elementwise
 from elmo_keras._quiet import keras
 from elmo_keras.layers import BiLM, CharCNN, Highway, LSTMStack, WordEmbedding
-from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for, product, represents
-from elmo_keras.layers.recurrence.cell_math import cell_update, lstm_step
-from elmo_keras.layers.recurrence.sequence_loop import side_by_side_sequences
+from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for, product
+from elmo_keras.layers.recurrence.cell_math import cell_update
 from elmo_keras.text.char_ids import batch_to_ids
 
 BFLOAT16_RELATIVE = 2.0**-7  # the inputs rounded to 8 significant bits (2⁻⁹ each) and the product's own rounding
@@ -129,26 +128,3 @@ def test_the_fused_cell_update_gives_the_op_by_op_numbers():
     for got, expected in zip(fused(gates, recurrent, c, 0.5), cell_update(gates, recurrent, c, 0.5)):
         assert keras.backend.standardize_dtype(got.dtype) == "float32"
         np.testing.assert_allclose(ops.convert_to_numpy(got), ops.convert_to_numpy(expected), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("proj_clip", [3.0, None, 0.1])
-def test_the_inference_loop_carries_h_in_bfloat16_with_the_same_numbers(proj_clip):
-    """``side_by_side_sequences`` with bfloat16 kernels carries ``h`` in bfloat16 (``narrowed_lstm_step``) where the
-    projection's clip is a bfloat16 value (3.0, none) and in float32 otherwise (0.1): the same numbers as
-    ``lstm_step`` step by step, both fused as the inference loop runs them."""
-    assert represents(3.0, "bfloat16") and represents(None, "bfloat16") and not represents(0.1, "bfloat16")
-    rng = np.random.default_rng(5)
-    steps, batch, units, width = 6, 3, 8, 4
-    gates = [ops.convert_to_tensor(rng.normal(size=(steps, batch, 4 * units)).astype("float32")) for _ in range(2)]
-    recurrent = [ops.cast(rng.normal(size=(width, 4 * units)).astype("float32"), "bfloat16") for _ in range(2)]
-    projection = [ops.cast(rng.normal(size=(units, width)).astype("float32"), "bfloat16") for _ in range(2)]
-    got = side_by_side_sequences(gates, recurrent, projection, 1.5, proj_clip, fuse=fused_elementwise)
-    for direction in range(2):
-        h, c = ops.zeros((batch, width)), ops.zeros((batch, units))
-        expected = []
-        for t in range(steps):
-            h, c = lstm_step(gates[direction][t], h, c, recurrent[direction], projection[direction], 1.5, proj_clip,
-                             fused_elementwise)
-            expected.append(ops.convert_to_numpy(h))
-        assert keras.backend.standardize_dtype(got[direction].dtype) == "float32"
-        np.testing.assert_allclose(ops.convert_to_numpy(got[direction]), np.stack(expected), rtol=1e-6, atol=1e-6)

@@ -16,8 +16,7 @@ By concern (each module imports only the engine in use, inside its functions: th
   ``compiled_functions_take_variables_as_constants`` (no kept bfloat16 weight copies on JAX),
   ``has_xla_inference`` (whether ``execution="auto"`` chooses between graph and XLA),
   ``id_graph_function`` (the seq2seq's scoring as one graph for every shape), ``is_eager`` (whether a tensor holds
-  values), ``check_onnx_export_backend``
-  (ONNX export of any batch and length: TensorFlow).
+  values), ``check_onnx_export_backend`` (ONNX export of any batch and length: TensorFlow).
 - ``training_steps``: ``fit_jit_compile`` (``Model.compile(jit_compile=…)`` for a fast step), ``loss_and_gradients``
   (a stateful ``train_step``'s gradient: TensorFlow's tape, PyTorch's autograd), ``uses_stateless_steps`` with
   JAX's stateless ``branch_train_step`` / ``branch_test_step`` (the taggers' one-task-per-batch steps),
@@ -36,8 +35,7 @@ By concern (each module imports only the engine in use, inside its functions: th
   TensorFlow and PyTorch; ``models.sparse_optimizers``).
 - ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement),
   ``has_native_bfloat16_inference`` (``models.bilm.inference_precision``'s rule), ``fused_elementwise`` (XLA-fused
-  elementwise steps between the bfloat16 inference loop's matmuls), ``carries_narrowed_recurrent_state`` (that loop's
-  ``h`` in bfloat16: TensorFlow).
+  elementwise steps between the bfloat16 inference loop's matmuls).
 - ``strings``: ``utf8_bytes`` (token strings as bytes: inside the graph on TensorFlow, in
   Python elsewhere; ``layers.ElmoCharacterIds``).
 
@@ -63,8 +61,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                          "split_cpu_devices", "sum_over_replicas"],
     "elmo_keras._backend.rng": ["global_random_state", "set_global_random_state"],
     "elmo_keras._backend.sparse_rows": ["touched_slices", "update_touched_rows"],
-    "elmo_keras._backend.precision": ["carries_narrowed_recurrent_state", "fused_elementwise", "has_native_bfloat16",
-                                      "has_native_bfloat16_inference",
+    "elmo_keras._backend.precision": ["fused_elementwise", "has_native_bfloat16", "has_native_bfloat16_inference",
                                       "time_training_steps"],
     "elmo_keras._backend.strings": ["utf8_bytes"],
 })
@@ -101,7 +98,6 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         scan_time,
     )
     from elmo_keras._backend.precision import (
-        carries_narrowed_recurrent_state,
         fused_elementwise,
         has_native_bfloat16,
         has_native_bfloat16_inference,
@@ -121,14 +117,13 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     )
 
 __all__ = [
-    "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step", "carries_narrowed_recurrent_state",
-    "check_onnx_export_backend",
-    "check_strategy_backend", "compile_for_inference", "compile_function",
-    "compiled_functions_take_variables_as_constants", "compiles_per_shape", "dense_gradients",
-    "engine_version", "fit_jit_compile", "fused_elementwise", "gathered_batches", "generated_batches",
-    "global_random_state", "has_native_bfloat16", "has_native_bfloat16_inference", "has_xla_inference",
-    "id_graph_function", "input_gradients", "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients",
-    "mirrored_replica_count", "mirrored_strategy", "padded_time", "replicated_inference", "scan_time",
-    "set_global_random_state", "split_cpu_devices", "sum_over_replicas", "time_training_steps", "touched_slices",
-    "trains_from_tf_data", "update_touched_rows", "uses_stateless_steps", "utf8_bytes",
+    "JAX_TIME_BUCKET", "backend_name", "branch_test_step", "branch_train_step",
+    "check_onnx_export_backend", "check_strategy_backend", "compile_for_inference", "compile_function",
+    "compiled_functions_take_variables_as_constants", "compiles_per_shape", "dense_gradients", "engine_version",
+    "fit_jit_compile", "fused_elementwise", "gathered_batches", "generated_batches", "global_random_state",
+    "has_native_bfloat16", "has_native_bfloat16_inference", "has_xla_inference", "id_graph_function", "input_gradients",
+    "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients", "mirrored_replica_count",
+    "mirrored_strategy", "padded_time", "replicated_inference", "scan_time", "set_global_random_state",
+    "split_cpu_devices", "sum_over_replicas", "time_training_steps", "touched_slices", "trains_from_tf_data",
+    "update_touched_rows", "uses_stateless_steps", "utf8_bytes",
 ]

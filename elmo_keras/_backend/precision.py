@@ -45,15 +45,6 @@ def has_native_bfloat16_inference() -> bool:
     return not tf.config.list_logical_devices("GPU")
 
 
-def carries_narrowed_recurrent_state() -> bool:
-    """Whether the bfloat16 inference loop carries ``h`` in bfloat16 (``recurrence.cell_math.narrowed_lstm_step``):
-    on TensorFlow, whose bfloat16 matmul (oneDNN) accumulates in float32 and rounds each product once, so that the
-    carry gives the vectors of the loop that casts ``h`` at every step bit for bit (measured 0.0 on ELMo-small and the
-    test models). Not on JAX: under the tests' XLA flags its CPU dot does not round alike (largest difference to
-    float32 on the ``elmo_skip`` test model 0.0206 with the carry against 0.0157 without); PyTorch is unmeasured."""
-    return keras.backend.backend() == "tensorflow"
-
-
 @functools.cache
 def fused_elementwise(fn: Callable) -> Callable:
     """``fn`` (elementwise ops only) compiled by XLA into fused loops on TensorFlow, else ``fn`` itself.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
 from keras import ops
 
 from elmo_keras._backend import compiled_functions_take_variables_as_constants
@@ -116,19 +115,6 @@ def narrow_matmul(x, kernel):
     if keras.backend.standardize_dtype(x.dtype) != kernel_dtype:
         x = ops.cast(x, kernel_dtype)
     return ops.matmul(x, matrix(kernel))  # a TransposedKernel's transpose is folded into the matmul
-
-
-def represents(value: float | None, dtype) -> bool:
-    """Whether ``value`` (a clip bound; None counts as representable) is exactly a value of ``dtype``."""
-    if value is None:
-        return True
-    single = np.float32(value)
-    if float(single) != value:
-        return False
-    dtype = keras.backend.standardize_dtype(dtype)
-    if dtype == "bfloat16":  # float32's top 16 bits: exact where the low 16 are zero
-        return int(single.view(np.uint32)) & 0xFFFF == 0
-    return float(single.astype(dtype)) == value
 
 
 def product(x, kernel):

@@ -17,9 +17,9 @@ The products ``x · W``, ``h · U`` and ``m · P`` run in their kernel's dtype (
 bfloat16 kernels (``LSTMStack.direction(matmul_dtype="bfloat16")`` casts them once per call) give bfloat16 matmuls
 while ``h``, ``c``, the gates, the clipping and every result stay in the compute dtype.
 
-Every user of these equations calls ``lstm_step`` (or ``narrowed_lstm_step``, the same values) or
-``lstm_update`` (both built from ``memory_update`` and ``projected``): ``ProjectedLSTMCell.call``, the time loops of
-``sequence_loop`` (and its hand-written gradient, which differentiates ``lstm_update``) and ``stack_runner``.
+Every user of these equations calls ``lstm_step`` or ``lstm_update`` (both built from ``memory_update`` and
+``projected``): ``ProjectedLSTMCell.call``, the time loops of ``sequence_loop`` (and its hand-written gradient,
+which differentiates ``lstm_update``) and ``stack_runner``.
 """
 
 from __future__ import annotations
@@ -41,28 +41,6 @@ def lstm_step(input_gates, h, c, recurrent_kernel, projection_kernel=None, cell_
     recurrent = narrow_matmul(h, recurrent_kernel)  # h · U in U's dtype
     m, c = (fuse or _op_by_op)(cell_update)(input_gates, recurrent, c, cell_clip)
     return projected(m, projection_kernel, proj_clip), c
-
-
-def narrowed_lstm_step(input_gates, h, c, recurrent_kernel, projection_kernel, cell_clip=None, proj_clip=None,
-                       fuse=None):
-    """``lstm_step`` with narrowed (bfloat16) kernels and a projection, ``h`` carried in the kernels' dtype.
-
-    ``h_t = clip(m_t · P)`` is a product rounded to the kernels' dtype, clipped, and read next by ``h_t · U`` in that
-    dtype: carrying it narrowed (``m_t`` cast inside the fused elementwise part, the clip in the narrow dtype) gives
-    the same values as ``lstm_step`` with two casts fewer per step, provided ``proj_clip`` is exactly representable
-    in that dtype (``matmul_dtype.represents``; ELMo's 3.0 is). Shapes as ``lstm_step``; ``h`` `(..., B, H)` in the
-    kernels' dtype, ``c`` in the compute dtype. Returns ``(h_t, c_t)``, ``h_t`` in the kernels' dtype.
-    """
-    recurrent = narrow_matmul(h, recurrent_kernel)
-    m, c = (fuse or _op_by_op)(narrowed_cell_update)(input_gates, recurrent, c, cell_clip)
-    h = narrow_matmul(m, projection_kernel)
-    return (h if proj_clip is None else ops.clip(h, -proj_clip, proj_clip)), c
-
-
-def narrowed_cell_update(input_gates, recurrent, c, cell_clip=None):
-    """``cell_update`` with ``m_t`` returned in ``recurrent``'s (narrow) dtype, ready for the projection."""
-    m, c = cell_update(input_gates, recurrent, c, cell_clip)
-    return ops.cast(m, recurrent.dtype), c
 
 
 def _op_by_op(fn):

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from keras import ops
 
-from elmo_keras._backend import carries_narrowed_recurrent_state, scan_time
-from elmo_keras._quiet import keras
-from elmo_keras.layers.matmul_dtype import represents
-from elmo_keras.layers.recurrence.cell_math import lstm_step, lstm_update, narrowed_lstm_step
+from elmo_keras._backend import scan_time
+from elmo_keras.layers.recurrence.cell_math import lstm_step, lstm_update
 
 
 def _transpose(x):
@@ -183,10 +181,7 @@ def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_cl
 
     The inference loop: each direction keeps its own 2-D products and nothing but ``h_t`` leaves the loop (the
     training loop, ``lstm_sequence``, also stores ``z_t`` and ``c_t`` for its backward pass and stacks the two
-    directions, which costs a copy per step). Still differentiable, by autodiff. With narrowed (bfloat16) kernels
-    and projections, ``h`` is carried in the kernels' dtype where the engine rounds products alike
-    (``_backend.carries_narrowed_recurrent_state``; ``cell_math.narrowed_lstm_step``: the same values, two casts fewer
-    per step) and cast back once, after the loop.
+    directions, which costs a copy per step). Still differentiable, by autodiff.
 
     Args:
         gates: per direction, time-major ``x_t · W + b`` `(T, B, 4U)`.
@@ -195,28 +190,21 @@ def side_by_side_sequences(gates, recurrent_kernels, projection_kernels, cell_cl
         fuse: how each step's elementwise part runs (``cell_math.lstm_step``). Defaults to None (op by op).
 
     Returns:
-        A list with, per direction, `(T, B, H)` in ``gates``' dtype: ``h_t`` for every step.
+        A list with, per direction, `(T, B, H)`: ``h_t`` for every step.
     """
     count = len(gates)
     batch = ops.shape(gates[0])[1]
-    dtype = gates[0].dtype
-    kernel_dtype = recurrent_kernels[0].dtype
-    narrowed = (carries_narrowed_recurrent_state()
-                and keras.backend.standardize_dtype(kernel_dtype) != keras.backend.standardize_dtype(dtype)
-                and all(kernel is not None for kernel in projection_kernels) and represents(proj_clip, kernel_dtype))
-    step_fn = narrowed_lstm_step if narrowed else lstm_step
-    h_dtype = kernel_dtype if narrowed else dtype
-    h0 = tuple(ops.zeros((batch, kernel.shape[-2]), h_dtype) for kernel in recurrent_kernels)
-    c0 = tuple(ops.zeros((batch, kernel.shape[-1] // 4), dtype) for kernel in recurrent_kernels)
+    h0 = tuple(ops.zeros((batch, kernel.shape[-2]), gates[0].dtype) for kernel in recurrent_kernels)
+    c0 = tuple(ops.zeros((batch, kernel.shape[-1] // 4), gates[0].dtype) for kernel in recurrent_kernels)
 
     def step(carry, gates_t):
-        states = [step_fn(gates_t[d], carry[d], carry[count + d], recurrent_kernels[d], projection_kernels[d],
-                          cell_clip, proj_clip, fuse) for d in range(count)]
+        states = [lstm_step(gates_t[d], carry[d], carry[count + d], recurrent_kernels[d], projection_kernels[d],
+                            cell_clip, proj_clip, fuse) for d in range(count)]
         hs = tuple(h for h, _ in states)
         return hs + tuple(c for _, c in states), hs
 
     _, outputs = scan_time(step, h0 + c0, tuple(gates))
-    return [ops.cast(output, dtype) if narrowed else output for output in outputs]
+    return list(outputs)
 
 
 def unrolled_sequence(gates, h0, c0, recurrent_kernel, projection_kernel=None, cell_clip=None, proj_clip=None):
