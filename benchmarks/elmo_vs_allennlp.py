@@ -4,26 +4,28 @@ against the same pipeline on PyTorch's fused kernels (``torch_reference.FusedElm
 ``nn.LSTM(proj_size=)``, a speed bound), same random model files, same sentences, interleaved rounds in one run.
 
     python benchmarks/elmo_vs_allennlp.py [--size both] [--sentences 2000] [--original-sentences 200] [--rounds 2]
-        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 10] [--no-latency] [--precision float32]
+        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 10] [--no-latency | --no-end-to-end]
+        [--precision float32]
 
 End to end (``--size``: elmo-small, original or both): ``--sentences`` sentences of 5–40 tokens (uniform) at the
 ELMo-small size and ``--original-sentences`` at the original size, words drawn from a 5,000-word list of random
-lowercase strings (seed 0). Ours: construction (``ElmoEmbedder(options, weights, execution=…)``) to the HDF5 file
-written by ``embed_file`` (batch 64), compilation and tracing included, as a one-off CLI run pays; each of
-``--ours`` (``auto``, the default; ``graph``; ``xla``, compiled per padded shape), at the embedder's default precision
-(``precision="auto"``: bfloat16 matmuls on a CPU with native bfloat16, at ELMo's sizes) unless ``--precision``
-says otherwise; each line says which. The references: construction
-(weights loaded as AllenNLP loads them) to the same HDF5 layout written with h5py, batches of 64 in file order, each
-sorted by length inside. PyTorch runs ``--threads`` intra-op threads (TensorFlow its default). Every ratio is the
-other side's seconds over ours, per round and for the best of the rounds.
+lowercase strings (seed 0) with the lengths of English words in running text (``ENGLISH_WORD_LENGTHS``). Ours:
+construction (``ElmoEmbedder(options, weights, execution=…)``) to the HDF5 file written by ``embed_file`` (batch 64),
+compilation and tracing included, as a one-off CLI run pays; each of ``--ours`` (``auto``, the default; ``graph``;
+``xla``, compiled per padded shape), at the embedder's default precision (``precision="auto"``: bfloat16 matmuls on a
+CPU with native bfloat16, at ELMo's sizes) unless ``--precision`` says otherwise; each line says which. The references:
+construction (weights loaded as AllenNLP loads them) to the same HDF5 layout written with h5py, batches of 64 in file
+order, each sorted by length inside. PyTorch runs ``--threads`` intra-op threads (TensorFlow its default). Every ratio
+is the other side's seconds over ours, per round and for the best of the rounds.
 
-Latency (both sizes, unless ``--no-latency``): ``embed_sentence`` of one 20-token sentence, warm, the fastest of
-``--latency-repeats`` calls of each side, the two sides called in turn (``timing.fastest_interleaved_seconds``),
-ours (``"auto"``, which runs one sentence on the graph) against the AllenNLP-style reference, with the floor that
-memory bandwidth puts under any loop over time steps: the recurrent and projection matrices of every direction and
-layer read once per step (22 steps: the sentence and its boundaries), in the dtype our matmuls read them (bfloat16:
-half float32's bytes), at the bandwidth of a large NumPy copy measured in the same run. Matrices that stay in the
-CPU's caches between steps can beat that floor. Needs PyTorch (not a project dependency).
+Latency (both sizes, unless ``--no-latency``): ``embed_sentence`` of one 20-token English sentence
+(``LATENCY_SENTENCE``), warm, the fastest of ``--latency-repeats`` calls of each side, the two sides called in turn
+(``timing.fastest_interleaved_seconds``), ours (``"auto"``, which runs one sentence on the graph) against the
+AllenNLP-style reference, with the floor that memory bandwidth puts under any loop over time steps: the recurrent and
+projection matrices of every direction and layer read once per step (22 steps: the sentence and its boundaries), in the
+dtype our matmuls read them (bfloat16: half float32's bytes), at the bandwidth of a large NumPy copy measured in the
+same run. Matrices that stay in the CPU's caches between steps can beat that floor. Needs PyTorch (not a project
+dependency).
 """
 
 from __future__ import annotations
@@ -54,12 +56,22 @@ OUR_PATHS = ("auto", "graph", "xla")
 REFERENCES = {"AllenNLP-style": lambda files: AllenNLPStyleElmo(*files),
               "fused nn.LSTM": lambda files: FusedElmo(_read_options(files[0]), read_tensors(files[1]))}
 DEFAULT_SENTENCES = {"elmo-small": 2000, "original": 200}
+# how often an English word in running text has 1, 2, … 20 letters (per cent; Google Books, Norvig's "English Letter
+# Frequency Counts: Mayzner Revisited"): the corpus' words get these lengths, so that the longest word of a batch,
+# which sets how many character positions a batch convolves (``trim_character_padding``), is as long as in English
+ENGLISH_WORD_LENGTHS = (2.998, 17.651, 20.511, 14.787, 10.700, 8.388, 7.939, 5.943, 4.437, 3.076, 1.761, 0.958, 0.518,
+                        0.222, 0.076, 0.020, 0.010, 0.004, 0.001, 0.001)
+# one English sentence of LATENCY_TOKENS tokens, its longest word (15 letters) long for running text
+LATENCY_SENTENCE = ("The committee said on Tuesday that its representatives would review the proposed regulations "
+                    "before the end of September in Washington").split()
 
 
 def write_corpus(path: pathlib.Path, count: int, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    words = ["".join(rng.choice(letters, size=rng.integers(2, 10))) for _ in range(5000)]
+    lengths = rng.choice(np.arange(1, len(ENGLISH_WORD_LENGTHS) + 1), size=5000,
+                         p=np.array(ENGLISH_WORD_LENGTHS) / sum(ENGLISH_WORD_LENGTHS))
+    words = ["".join(rng.choice(letters, size=length)) for length in lengths]
     lines = [" ".join(rng.choice(words, size=rng.integers(5, 41))) for _ in range(count)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -176,8 +188,7 @@ def single_sentence_latency(size: str, repeats: int, tmp: pathlib.Path, options:
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
     files = random_model_files(tmp, size)
-    rng = np.random.default_rng(1)
-    sentence = ["".join(rng.choice(list("abcdefghij"), size=rng.integers(2, 9))) for _ in range(LATENCY_TOKENS)]
+    sentence = LATENCY_SENTENCE
     embedder, elmo = ElmoEmbedder(*files, **options), AllenNLPStyleElmo(*files)
     seconds = fastest_interleaved_seconds({"reference": lambda: elmo.embed_sentence(sentence),
                                            "ours": lambda: embedder.embed_sentence(sentence)}, repeats)
@@ -206,6 +217,7 @@ def main() -> None:
     parser.add_argument("--ours", default=",".join(OUR_PATHS), help="our execution modes to time (default all)")
     parser.add_argument("--latency-repeats", type=int, default=10)
     parser.add_argument("--no-latency", action="store_true", help="skip the single-sentence latency")
+    parser.add_argument("--no-end-to-end", action="store_true", help="only the single-sentence latency")
     parser.add_argument("--precision", help="our ElmoEmbedder's precision= (default: the embedder's default)")
     args = parser.parse_args()
     options = {} if args.precision is None else {"precision": args.precision}
@@ -227,7 +239,7 @@ def main() -> None:
                   f"memory bandwidth (NumPy copy of {COPY_BYTES >> 20} MiB, measured after) {bandwidth / 1e9:.1f} GB/s")
             for size, latency in latencies.items():
                 print_latency(size, *latency, bandwidth)
-        sizes = sorted(SIZES) if args.size == "both" else [args.size]
+        sizes = [] if args.no_end_to_end else sorted(SIZES) if args.size == "both" else [args.size]
         counts = {"elmo-small": args.sentences, "original": args.original_sentences}
         for size in sizes:
             end_to_end(size, counts[size], args.rounds, paths, tmp, options)

@@ -33,8 +33,10 @@ def test_char_ids_are_checked():
         layer(np.full((1, 3, 50), 300, "int32"))
     with pytest.raises(ValueError, match="empty character axis"):
         layer(np.ones((1, 1, 0), "int32"))
-    with pytest.raises(ValueError, match="expects 50 character ids per token .* received 40"):
-        layer(np.ones((1, 2, 40), "int32"))
+    with pytest.raises(ValueError, match="expects 50 character ids per token .* keeps at least 2.* received 60"):
+        layer(np.ones((1, 2, 60), "int32"))
+    with pytest.raises(ValueError, match="expects 50 character ids per token .* keeps at least 2.* received 1 "):
+        layer(np.ones((1, 2, 1), "int32"))
 
 
 def test_layer_checks_char_cnn(tmp_path):

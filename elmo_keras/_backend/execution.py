@@ -167,8 +167,9 @@ def compile_for_inference(fn: Callable, execution: str, input_shape: tuple, vari
         execution: ``"graph"``: one ``tf.function`` trace with symbolic batch and time (the LSTM loop becomes a
             ``while`` loop), reused for every shape. ``"xla"``: ``tf.function(jit_compile=True)``, compiled once
             per input shape. On JAX both are ``jax.jit``, compiled once per shape. ``"eager"``: ``fn`` itself.
-        input_shape: the shape of the ids ``fn`` takes, `(batch, time)` or `(batch, time, 50)`; only the axes
-            after ``time`` are fixed in the ``"graph"`` signature.
+        input_shape: the shape of the ids ``fn`` takes, `(batch, time)` or `(batch, time, characters)`; only its
+            rank is fixed in the ``"graph"`` signature (character ids may come cut to fewer than 50 positions,
+            ``text.char_ids.trim_character_padding``).
         variables: the Keras variables ``fn`` reads (``compile_function``).
     """
     backend = keras.backend.backend()
@@ -179,7 +180,7 @@ def compile_for_inference(fn: Callable, execution: str, input_shape: tuple, vari
     import tensorflow as tf  # here: only the backend in use is imported (others may be absent)
 
     if execution == "graph":
-        return tf.function(fn, input_signature=[tf.TensorSpec((None, None) + tuple(input_shape[2:]), tf.int32)])
+        return tf.function(fn, input_signature=[tf.TensorSpec((None,) * len(input_shape), tf.int32)])
     return tf.function(fn, jit_compile=True)
 
 

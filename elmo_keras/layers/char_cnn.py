@@ -35,7 +35,8 @@ class CharCNN(keras.layers.Layer):
             width). Defaults to 512.
 
     Call arguments:
-        inputs: int `(batch_size, time, max_characters_per_token)` character ids (see ``batch_to_ids``).
+        inputs: int `(batch_size, time, max_characters_per_token)` character ids (see ``batch_to_ids``), or those
+            ids cut by ``text.char_ids.trim_character_padding`` to fewer positions (the same vectors, less work).
         matmul_dtype: None, or ``"bfloat16"`` for inference: convolutions, highway and projection products in
             bfloat16, pooling, biases, activations and the output in the compute dtype (``layers.matmul_dtype``).
             Defaults to None (the compute dtype).
@@ -89,6 +90,11 @@ class CharCNN(keras.layers.Layer):
         self.highway = Highway(self.n_highway, activation="relu", dtype=self.dtype_policy, name="highway")
         self.projection = keras.layers.Dense(self.projection_dim, dtype=self.dtype_policy, name="projection")
 
+    @property
+    def widest_filter(self) -> int:
+        """The widest convolution's width: the padding positions ``trim_character_padding`` keeps."""
+        return max(width for width, _ in self.filters)
+
     def build(self, input_shape):
         self.char_embedding.build((None, self.max_characters_per_token))
         for conv in self.convolutions:
@@ -102,14 +108,16 @@ class CharCNN(keras.layers.Layer):
             inputs, 3, self.n_characters, f"CharCNN {self.name!r}",
             f"character ids (batch, time, {self.max_characters_per_token}) from batch_to_ids",
         )
-        if inputs.shape[-1] not in (None, self.max_characters_per_token):
+        width = inputs.shape[-1]
+        if width is not None and not self.widest_filter <= width <= self.max_characters_per_token:
             raise ValueError(
                 f"CharCNN {self.name!r} expects {self.max_characters_per_token} character ids per token (batch_to_ids "
-                f"pads and cuts every token to that), received {inputs.shape[-1]} (shape {tuple(inputs.shape)})"
+                f"pads and cuts every token to that; trim_character_padding keeps at least {self.widest_filter}), "
+                f"received {width} (shape {tuple(inputs.shape)})"
             )
         inputs = ops.cast(inputs, "int32")
         shape = ops.shape(inputs)
-        chars = ops.reshape(inputs, (-1, self.max_characters_per_token))  # (B*T, C)
+        chars = ops.reshape(inputs, (-1, shape[2]))  # (B*T, C)
         embedded = self.char_embedding(chars)  # (B*T, C, E)
         if matmul_dtype is not None:
             embedded = ops.cast(embedded, matmul_dtype)

@@ -9,7 +9,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                  "sentence_ids", "word_ids_with_boundaries"],
     "elmo_keras.text.char_ids": ["BEGIN_OF_SENTENCE_CHAR", "BEGIN_OF_WORD_CHAR", "BOS_TOKEN", "END_OF_SENTENCE_CHAR",
                                  "END_OF_WORD_CHAR", "EOS_TOKEN", "MAX_BYTES_PER_TOKEN", "MAX_CHARS_PER_TOKEN",
-                                 "NUM_CHAR_IDS", "PADDING_CHAR", "batch_to_ids", "token_to_char_ids"],
+                                 "NUM_CHAR_IDS", "PADDING_CHAR", "batch_to_ids", "token_to_char_ids",
+                                 "trim_character_padding"],
     "elmo_keras.text.sentences": ["as_token_lists", "as_words", "sentence_tokens"],
     "elmo_keras.text.tokenizer": ["tokenize"],
     "elmo_keras.text.vocabulary": ["BOS_ID", "EOS_ID", "PAD_ID", "SPECIAL_TOKENS", "UNK_ID", "Vocabulary"],
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         PADDING_CHAR,
         batch_to_ids,
         token_to_char_ids,
+        trim_character_padding,
     )
     from elmo_keras.text.sentences import as_token_lists, as_words, sentence_tokens
     from elmo_keras.text.tokenizer import tokenize
@@ -50,5 +52,6 @@ __all__ = [
     "PADDING_CHAR", "PAD_ID", "SPECIAL_TOKENS", "TOKEN_INPUTS", "UNK_ID", "Vocabulary", "VocabularyFileError",
     "WordIds", "as_token_lists",
     "as_words", "batch_to_ids", "char_ids_with_boundaries", "lm_inputs_and_targets", "sentence_ids", "sentence_tokens",
-    "token_to_char_ids", "tokenize", "word_ids_with_boundaries", "read_bilm_vocabulary", "write_bilm_vocabulary",
+    "token_to_char_ids", "tokenize", "trim_character_padding", "word_ids_with_boundaries", "read_bilm_vocabulary",
+    "write_bilm_vocabulary",
 ]

@@ -23,6 +23,7 @@ Every id is the original id + 1, so that an all-zero row means "no token" (paddi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,6 +38,7 @@ _ORIGINAL_EOS_CHAR = 257
 _ORIGINAL_BOW_CHAR = 258
 _ORIGINAL_EOW_CHAR = 259
 _ORIGINAL_PADDING_CHAR = 260
+KNOWN_ROWS = 16384  # tokens whose rows batch_to_ids keeps (about 5 MB): a corpus' frequent words are encoded once
 MASK_SHIFT = 1  # every id is shifted by one so that 0 can mean "no character / no token"
 
 BEGIN_OF_SENTENCE_CHAR = _ORIGINAL_BOS_CHAR + MASK_SHIFT  # 257
@@ -87,6 +89,14 @@ def token_to_char_ids(token: str) -> np.ndarray:
     return row
 
 
+@functools.lru_cache(maxsize=KNOWN_ROWS)
+def _known_row(token: str) -> np.ndarray:
+    """``token_to_char_ids(token)``, kept for the ``KNOWN_ROWS`` tokens met most recently (read-only)."""
+    row = token_to_char_ids(token)
+    row.flags.writeable = False
+    return row
+
+
 def _check_sentences(sentences: Sequence[Sequence[str]]) -> None:
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise TypeError(
@@ -126,7 +136,33 @@ def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
     for i, sentence in enumerate(sentences):
         for j, token in enumerate(sentence):
             try:
-                ids[i, j] = token_to_char_ids(token)
+                ids[i, j] = _known_row(token) if isinstance(token, str) else token_to_char_ids(token)
             except (TypeError, ValueError) as error:
                 raise type(error)(f"sentence {i}, token {j}: {error}") from None
     return ids
+
+
+def trim_character_padding(ids: np.ndarray, widest_filter: int) -> np.ndarray:
+    """``ids`` cut to the character positions a character CNN with filters up to ``widest_filter`` wide needs.
+
+    A convolution window that lies wholly in a token's padding characters gives the same response for every token
+    (the padding character's embedding, ``widest_filter`` times at most), so the max over a token's positions is the
+    max over its windows that touch a real character and one all-padding window. Keeping the longest token's ids
+    (begin- to end-of-word) plus ``widest_filter`` padding positions keeps all of those windows for every token of
+    the batch, so a ``CharCNN`` gives the same vectors on the cut ids as on all 50 (up to float rounding of a
+    differently shaped convolution) and convolves a third of the positions for English words. Where some token is
+    too long to leave such a window in 50 positions, nothing is cut.
+
+    Args:
+        ids: int `(..., MAX_CHARS_PER_TOKEN)` character ids (``batch_to_ids``; all-zero rows are padding tokens).
+        widest_filter: int ≥ 1, the widest convolution of the CNN that reads them (``CharCNN.widest_filter``).
+
+    Returns:
+        int `(..., width)`, a view of ``ids``: ``width`` = the longest token's length + ``widest_filter`` where that is
+        under ``MAX_CHARS_PER_TOKEN``, else ``MAX_CHARS_PER_TOKEN``.
+    """
+    characters = ids.shape[-1]
+    real = (ids != PADDING_CHAR) & (ids != 0)  # (..., C): begin-of-word, bytes, end-of-word
+    longest = int(np.max(np.where(real, np.arange(1, characters + 1), 0), initial=0))  # last real position + 1
+    width = longest + int(widest_filter)
+    return ids[..., :width] if width < characters else ids

@@ -21,6 +21,7 @@ from keras import ops
 
 from elmo_keras._backend import compile_for_inference, compiles_per_shape, padded_time, replicated_inference
 from elmo_keras.text.batching import SentenceIds
+from elmo_keras.text.char_ids import trim_character_padding
 
 EXECUTION_MODES = ("graph", "xla", "eager")
 # owner (a BiLM or a BiLanguageModel) → {(function, execution): compiled function}
@@ -119,6 +120,8 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
     longest = max(len(sentence) for sentence in sentences) + 2
     inputs = _padded_for_compilation(sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket),
                                      execution, rows)
+    if inputs.ndim == 3 and not compiles_per_shape(execution):  # character ids, a path traced for every shape
+        inputs = trim_character_padding(inputs, bilm.token_encoder.widest_filter)
     activations = bilm_activations(bilm, inputs, execution, strategy, matmul_dtype)  # (layers, B, T, 2 * dim)
     return [np.ascontiguousarray(activations[:, row, 1 : len(sentence) + 1], dtype=np.float32)
             for row, sentence in enumerate(sentences)]
