@@ -46,7 +46,7 @@ def test_trimmed_ids_give_the_vectors_of_all_fifty():
     np.testing.assert_allclose(cut[mask], full[mask], rtol=0, atol=TOLERANCE)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)  # JAX compiles each new shape: 25 examples took 16 s there
 @given(st.lists(st.lists(st.text(alphabet="abcdefghij<>/é€ ", min_size=1, max_size=50).filter(str.strip),
                          min_size=1, max_size=4), min_size=1, max_size=3))
 def test_trimming_any_tokens_changes_no_vector(sentences):
