@@ -4,7 +4,7 @@ against the same pipeline on PyTorch's fused kernels (``torch_reference.FusedElm
 ``nn.LSTM(proj_size=)``, a speed bound), same random model files, same sentences, interleaved rounds in one run.
 
     python benchmarks/elmo_vs_allennlp.py [--size both] [--sentences 2000] [--original-sentences 200] [--rounds 2]
-        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 10] [--no-latency | --no-end-to-end]
+        [--threads 2] [--ours auto,graph,xla] [--latency-repeats 30] [--no-latency | --no-end-to-end]
         [--precision float32]
 
 End to end (``--size``: elmo-small, original or both): ``--sentences`` sentences of 5–40 tokens (uniform) at the
@@ -215,7 +215,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ours", default=",".join(OUR_PATHS), help="our execution modes to time (default all)")
-    parser.add_argument("--latency-repeats", type=int, default=10)
+    parser.add_argument("--latency-repeats", type=int, default=30)
     parser.add_argument("--no-latency", action="store_true", help="skip the single-sentence latency")
     parser.add_argument("--no-end-to-end", action="store_true", help="only the single-sentence latency")
     parser.add_argument("--precision", help="our ElmoEmbedder's precision= (default: the embedder's default)")
