@@ -145,13 +145,13 @@ def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
 def trim_character_padding(ids: np.ndarray, widest_filter: int) -> np.ndarray:
     """``ids`` cut to the character positions a character CNN with filters up to ``widest_filter`` wide needs.
 
-    A convolution window that lies wholly in a token's padding characters gives the same response for every token
-    (the padding character's embedding, ``widest_filter`` times at most), so the max over a token's positions is the
-    max over its windows that touch a real character and one all-padding window. Keeping the longest token's ids
-    (begin- to end-of-word) plus ``widest_filter`` padding positions keeps all of those windows for every token of
-    the batch, so a ``CharCNN`` gives the same vectors on the cut ids as on all 50 (up to float rounding of a
-    differently shaped convolution) and convolves a third of the positions for English words. Where some token is
-    too long to leave such a window in 50 positions, nothing is cut.
+    A convolution window that lies wholly in a token's padding characters gives the same response for every token,
+    so the max over a token's windows is the max over its windows that touch a real character and one all-padding
+    window. Keeping the longest token's positions (begin-of-word to end-of-word) plus ``widest_filter`` padding
+    positions keeps all of those windows for every token of the batch, so a ``CharCNN`` gives the same vectors on the
+    cut ids as on all of them (up to the float rounding of a differently shaped convolution), and convolves a third to
+    a half of the positions for English words. Where some token is too long to leave an all-padding window of the
+    widest filter, nothing is cut.
 
     Args:
         ids: int `(..., MAX_CHARS_PER_TOKEN)` character ids (``batch_to_ids``; all-zero rows are padding tokens).
@@ -159,7 +159,7 @@ def trim_character_padding(ids: np.ndarray, widest_filter: int) -> np.ndarray:
 
     Returns:
         int `(..., width)`, a view of ``ids``: ``width`` = the longest token's length + ``widest_filter`` where that is
-        under ``MAX_CHARS_PER_TOKEN``, else ``MAX_CHARS_PER_TOKEN``.
+        less than the ids' last axis, else all of it.
     """
     characters = ids.shape[-1]
     real = (ids != PADDING_CHAR) & (ids != 0)  # (..., C): begin-of-word, bytes, end-of-word
