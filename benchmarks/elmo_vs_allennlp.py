@@ -124,8 +124,10 @@ def auto_plan(files, corpus: pathlib.Path, options: dict) -> str:
     lengths = [len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines()]
     plan.add(job_steps(lengths, BATCH, BATCH * SORT_WINDOW_BATCHES))
     one_token = plan.cost.graph_seconds(1, 1)
-    return (f"ours in {getattr(embedder, 'matmul_dtype', None) or 'float32'}, execution auto runs "
-            f"{embedder.execution}; {macs_per_token(bilm) / 1e6:.1f}M multiply-adds per token; predicted (float32): "
+    # with bfloat16 matmuls "auto" is the graph for every job; in float32 the plan decides per padded length
+    runs = "the graph" if embedder.execution == "graph" else "what its plan gives each padded length"
+    return (f"ours in {getattr(embedder, 'matmul_dtype', None) or 'float32'}, execution auto runs {runs}; "
+            f"{macs_per_token(bilm) / 1e6:.1f}M multiply-adds per token; predicted (float32): "
             "one compile = "
             f"{plan.cost.compile_seconds / one_token:,.0f} tokens on the graph, XLA "
             f"{one_token / plan.cost.xla_seconds(1, 1):.2f}x the graph per padded token; auto compiles padded "
