@@ -190,10 +190,9 @@ def single_sentence_latency(size: str, repeats: int, tmp: pathlib.Path, options:
     from elmo_keras.pretrained.embedder import ElmoEmbedder
 
     files = random_model_files(tmp, size)
-    sentence = LATENCY_SENTENCE
     embedder, elmo = ElmoEmbedder(*files, **options), AllenNLPStyleElmo(*files)
-    seconds = fastest_interleaved_seconds({"reference": lambda: elmo.embed_sentence(sentence),
-                                           "ours": lambda: embedder.embed_sentence(sentence)}, repeats)
+    seconds = fastest_interleaved_seconds({"reference": lambda: elmo.embed_sentence(LATENCY_SENTENCE),
+                                           "ours": lambda: embedder.embed_sentence(LATENCY_SENTENCE)}, repeats)
     return 1e3 * seconds["reference"], 1e3 * seconds["ours"], getattr(embedder, "matmul_dtype", None) or "float32"
 
 

@@ -21,7 +21,7 @@ def _cnn():
     return cnn
 
 
-_TEST_CNN = _cnn()  # one layer for every hypothesis example
+_TEST_CNN = _cnn()  # one layer for the layer-level tests and every hypothesis example
 
 
 def test_trim_keeps_the_longest_token_and_the_widest_window():
@@ -35,7 +35,7 @@ def test_trim_keeps_the_longest_token_and_the_widest_window():
 
 
 def test_trimmed_ids_give_the_vectors_of_all_fifty():
-    cnn = _cnn()
+    cnn = _TEST_CNN
     # boundary rows, a two-byte character, padding rows
     ids = char_ids_with_boundaries([["the", "bank", "!"], ["a", "riverbank", "é", "ok"], ["x"]])
     trimmed = trim_character_padding(ids, WIDEST)
@@ -55,7 +55,6 @@ def test_trimming_any_tokens_changes_no_vector(sentences):
     trimmed = trim_character_padding(ids, WIDEST)
     mask = to_numpy(cnn.compute_mask(ids))
     np.testing.assert_allclose(to_numpy(cnn(trimmed))[mask], to_numpy(cnn(ids))[mask], rtol=0, atol=TOLERANCE)
-
 
 
 @pytest.mark.parametrize("execution", ["graph", "eager"])

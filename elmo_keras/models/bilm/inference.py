@@ -120,7 +120,7 @@ def embed_token_lists(bilm, sentence_ids: SentenceIds, sentences: Sequence[Seque
     longest = max(len(sentence) for sentence in sentences) + 2
     inputs = _padded_for_compilation(sentence_ids(sentences, math.ceil(longest / time_bucket) * time_bucket),
                                      execution, rows)
-    if inputs.ndim == 3 and not compiles_per_shape(execution):  # character ids, a path traced for every shape
+    if bilm.token_input == "char" and not compiles_per_shape(execution):  # a path traced once for every shape
         inputs = trim_character_padding(inputs, bilm.token_encoder.widest_filter)
     activations = bilm_activations(bilm, inputs, execution, strategy, matmul_dtype)  # (layers, B, T, 2 * dim)
     return [np.ascontiguousarray(activations[:, row, 1 : len(sentence) + 1], dtype=np.float32)
