@@ -21,6 +21,10 @@ FIXTURE_FILES = {
     "/elmo/skip/weights.hdf5": ("elmo_skip", "lm_weights.hdf5"),
 }
 NORMAL, DROP_HALF_WAY, NO_LENGTH, HOLD_HALF_WAY = "normal", "drop half-way", "no Content-Length", "hold half-way"
+# hostile servers: a body that never ends (no Content-Length), one byte every DRIP_SECONDS, the headers and then
+# nothing, and a redirect to ``redirects[path]``
+ENDLESS, DRIP, STALL, REDIRECT = "endless", "drip", "stall", "redirect"
+DRIP_SECONDS = 0.05
 HOLD_TIMEOUT_SECONDS = 30  # a held response is let go after this even if the test forgot to
 
 
@@ -33,16 +37,26 @@ class FixtureServer:
         self.modes: dict[str, str] = {}
         self.requests: collections.Counter = collections.Counter()
         self.release = threading.Event()
+        self.redirects: dict[str, str] = {}
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 (the name http.server calls)
                 server.requests[self.path] += 1
+                mode = server.modes.get(self.path, NORMAL)
+                if mode == REDIRECT:
+                    self.send_response(302)
+                    self.send_header("Location", server.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 body = server.files.get(self.path)
                 if body is None:
                     self.send_error(404, "Not Found")
                     return
-                mode = server.modes.get(self.path, NORMAL)
+                if mode in (ENDLESS, DRIP, STALL):
+                    self._hostile_body(mode)
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
                 if mode != NO_LENGTH:
@@ -61,6 +75,26 @@ class FixtureServer:
                     self.wfile.write(body[half:])
                     return
                 self.wfile.write(body)
+
+            def _hostile_body(self, mode):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.end_headers()
+                deadline = time.monotonic() + HOLD_TIMEOUT_SECONDS
+                try:
+                    while time.monotonic() < deadline and not server.release.is_set():
+                        if mode == ENDLESS:
+                            self.wfile.write(b"x" * 65536)
+                        elif mode == DRIP:
+                            self.wfile.write(b"x")
+                            self.wfile.flush()
+                            time.sleep(DRIP_SECONDS)
+                        else:
+                            self.wfile.flush()
+                            server.release.wait(0.05)
+                except OSError:  # the client gave up: what it should do
+                    pass
+                self.close_connection = True
 
             def log_message(self, *args):  # quiet
                 pass

@@ -109,15 +109,15 @@ def test_the_cache_directory_and_the_offline_switch(tmp_path):
         True, True, True, False, False]
 
 
-def test_a_urls_file_lies_under_its_host_and_path(tmp_path):
+def test_a_urls_file_lies_under_its_scheme_host_and_path(tmp_path):
     url = RELEASED_MODELS["small"].weights.url
     assert cache_path(url, tmp_path) == tmp_path.joinpath(
-        "s3-us-west-2.amazonaws.com", "allennlp", "models", "elmo", "2x1024_128_2048cnn_1xhighway",
+        "https", "s3-us-west-2.amazonaws.com", "allennlp", "models", "elmo", "2x1024_128_2048cnn_1xhighway",
         "elmo_2x1024_128_2048cnn_1xhighway_weights.hdf5")
-    assert cache_path("http://127.0.0.1:8000/a/w.hdf5", tmp_path) == tmp_path / "127.0.0.1_8000" / "a" / "w.hdf5"
-    # a query, or characters that had to change, put a hash of the URL in the name: no two URLs share a file
+    assert cache_path("http://127.0.0.1:8000/a/w.hdf5", tmp_path) == tmp_path / "http" / "127.0.0.1_8000" / "a" / "w.hdf5"
+    # a query, or characters that had to change, put the entry under hashed/<SHA-256 of the URL>: no two URLs share one
     with_query = cache_path("https://host/w.hdf5?version=2", tmp_path)
-    assert with_query.parent == tmp_path / "host" and with_query.name.endswith("-w.hdf5")
+    assert with_query.parent.parent == tmp_path / "hashed" and with_query.name == "w.hdf5"
     assert cache_path("https://host/w.hdf5?version=3", tmp_path) != with_query
     escaping = cache_path("https://host/a/../../../etc/passwd", tmp_path)
     assert tmp_path in escaping.parents and ".." not in escaping.parts
@@ -144,7 +144,7 @@ def test_a_model_by_name_is_downloaded_once_recorded_and_then_read_from_the_cach
 @pytest.mark.fixtures
 def test_any_url_is_downloaded_and_a_local_path_passes_through(server, cache, tmp_path):
     path = cached_file(server.url(WEIGHTS), progress=None)
-    assert path == cache / "127.0.0.1_{}".format(server.httpd.server_address[1]) / "elmo" / "bilm_tf" / "weights.hdf5"
+    assert path == cache / "http" / "127.0.0.1_{}".format(server.httpd.server_address[1]) / "elmo" / "bilm_tf" / "weights.hdf5"
     local_options = tmp_path / "options.json"
     local_options.write_bytes(server.files[OPTIONS])
     assert local_model_files(local_options, server.url(WEIGHTS)) == (str(local_options), str(path))
@@ -167,8 +167,8 @@ def test_a_size_other_than_the_registrys_is_refused(server, cache):
     size = len(server.files[WEIGHTS])
     with pytest.raises(DownloadError, match=f"the server sends {size:,} bytes but the file has {size + 1:,}"):
         cached_file(server.url(WEIGHTS), size=size + 1, progress=None)
-    server.modes[WEIGHTS] = NO_LENGTH  # no Content-Length: found out after the download
-    with pytest.raises(DownloadError, match=f"gave {size:,} bytes, more than the {size - 1:,} expected; nothing was"):
+    server.modes[WEIGHTS] = NO_LENGTH  # no Content-Length: found out as the body passes the known size
+    with pytest.raises(DownloadError, match=f"passed {size - 1:,} bytes, the length it was announced with; nothing"):
         cached_file(server.url(WEIGHTS), size=size - 1, progress=None)
     with pytest.raises(DownloadError, match=f"stopped after {size:,} of {size + 1:,} bytes"):
         cached_file(server.url(WEIGHTS), size=size + 1, progress=None)

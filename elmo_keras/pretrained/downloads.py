@@ -1,19 +1,27 @@
 """One released file by URL: downloaded once into a cache, verified at every load (``cached_file``).
 
-- **Where.** ``$ELMO_KERAS_PRETRAINED_DIR`` if set, else ``$XDG_CACHE_HOME/elmo_keras/pretrained``, else
-  ``~/.cache/elmo_keras/pretrained``; a URL's file lies at ``<host>/<path of the URL>`` below it (``cache_path``), so
-  a file can be put there by hand.
-- **Whole or not at all.** The download goes to a partial file of its own (``.NAME.XXXXXXXX.tmp`` beside the target)
-  and is renamed into place only when its length is the server's ``Content-Length`` and the registry's size (where
-  known) and its SHA-256 the publisher's (where published). A dropped connection leaves nothing behind.
+- **Where.** ``cache_layout``: one entry per URL (scheme, host, port, path and query all count), always inside
+  the cache, ``<cache>/<scheme>/<host>/<path of the URL>`` for a plain URL, so a file can be put there by hand.
+- **Whole or not at all.** The download goes to a partial file of its own (``.NAME.download-XXXXXXXX.tmp`` beside
+  the target) and is renamed into place only when its length is the server's ``Content-Length`` and the known size
+  (where known) and its SHA-256 the publisher's (where published). A dropped connection leaves nothing behind; a
+  partial left by a killed process is deleted by the next download of that entry.
+- **Bounded.** A download never grows past its known size, its ``Content-Length``, or the ceiling of its kind
+  (``download_ceiling``: an ``options.json`` is kilobytes), nor past the free disk space; one slower than
+  ``MIN_BYTES_PER_WINDOW`` bytes in any ``RATE_WINDOW_SECONDS`` (a stalled or dripping server) is stopped. Each is
+  a ``DownloadError`` naming the URL, and nothing is kept.
 - **Checked later.** The SHA-256 is recorded beside the file (``NAME.sha256``, ``sha256sum`` format) and checked at
-  every load: a changed file is a ``CachedFileChangedError`` naming it (delete it to download it again). A file put
-  there by hand is checked against the registry's size and checksum, then recorded the same way.
+  every load, and so is every known size: a changed file is a ``CachedFileChangedError`` naming it (delete it to
+  download it again). A record that is not a digest for this file (empty, damaged, another file's) is the same
+  error naming the record: a damaged record never switches the check off. A file put there by hand (no record) is
+  checked against the known size and checksum, then recorded the same way.
+- **Redirects** go to ``http(s)`` URLs only, never from ``https`` down to ``http``.
 - **Concurrent downloads.** A process holds ``NAME.lock`` (``flock``, where the system has it) while it downloads;
   the next one waits, then finds the file. Partial files have unique names and the rename is atomic, so even
   without the lock two downloads cannot mix.
 - **Offline.** With ``ELMO_KERAS_OFFLINE=1``, or when the network cannot be reached, a missing file is an
   ``OfflineError``: one line naming the URL, the cache path and how to put the file there by hand.
+- **No secrets printed.** URLs with credentials are refused (``urls.checked_url``) and never shown with them.
 
 Only the standard library's ``urllib`` is used. A model's two files (by name, path or URL) are ``model_files``.
 """
@@ -22,39 +30,58 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import http.client
 import os
 import pathlib
 import re
+import shutil
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 
+from elmo_keras.pretrained.cache_layout import (
+    LOCK_SUFFIX,
+    PRETRAINED_DIR_ENV,
+    SIDECAR_SUFFIX,
+    cache_path,
+    lock_file,
+    partial_prefix,
+    pretrained_directory,
+    refuse_cache_output,
+    sidecar,
+    stale_partials,
+)
+from elmo_keras.pretrained.download_stream import DownloadError, copy_response
 from elmo_keras.pretrained.options import PretrainedFileError
 from elmo_keras.pretrained.registry import RELEASED_MODELS, published_file
-from elmo_keras.safe_files import replace_file, user_cache_directory, write_beside
+from elmo_keras.pretrained.urls import SCHEMES, URLError, is_url, normal_url, shown_url
+from elmo_keras.safe_files import replace_file, write_beside
 
 try:
     import fcntl
 except ImportError:  # not POSIX: unique partial names and the atomic rename keep downloads apart without the lock
     fcntl = None
 
-PRETRAINED_DIR_ENV = "ELMO_KERAS_PRETRAINED_DIR"
+__all__ = [  # what other modules import from here, cache_layout's and download_stream's names included
+    "LOCK_SUFFIX", "PRETRAINED_DIR_ENV", "SIDECAR_SUFFIX", "CachedFileChangedError", "DownloadError", "OfflineError",
+    "URLError", "cache_path", "cached_file", "download_ceiling", "file_sha256", "is_offline", "is_url",
+    "offline_error", "pretrained_directory", "refuse_cache_output", "stderr_progress",
+]
+
 OFFLINE_ENV = "ELMO_KERAS_OFFLINE"
-SIDECAR_SUFFIX = ".sha256"  # NAME.sha256 beside NAME: "<hex digest>  NAME", as sha256sum writes it
-LOCK_SUFFIX = ".lock"
 CHUNK_BYTES = 1 << 20
-TIMEOUT_SECONDS = 60  # per blocking network operation (connect, each read), not the whole download
+RATE_WINDOW_SECONDS = 60.0  # also the timeout of each blocking network operation (connect, each read)
+MIN_BYTES_PER_WINDOW = 600_000  # 10 kB/s: below this over a whole window, a download is stopped
 USER_AGENT = "elmo_keras (urllib)"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+MAX_RECORD_BYTES = 4096  # a record is one line: a 64-digit digest, two spaces and the file name
+# the most a file of each kind may be when nothing says its size (the released files: 336 B options, 374 MB weights,
+# 1.73 GB for the transformer ELMo's archive); by the URL path's ending, the first match wins
+DOWNLOAD_CEILINGS = ((".json", 1 << 20), (".txt", 64 << 20), ("", 4 << 30))
+_RECORD_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)\n?")
 
 DownloadProgress = Callable[[str, int, "int | None"], None]  # (file name, bytes so far, total bytes or None)
-
-
-class DownloadError(OSError):
-    """A file could not be downloaded: an HTTP error, a dropped connection, or a length that is not the expected."""
 
 
 class OfflineError(DownloadError):
@@ -68,7 +95,8 @@ class OfflineError(DownloadError):
 
 
 class CachedFileChangedError(PretrainedFileError):
-    """A cached file is not what was downloaded (its SHA-256 changed), or not what the registry says it is."""
+    """A cached file is not what was downloaded (its SHA-256 changed), or not what the registry says it is; or its
+    record is damaged."""
 
 
 def stderr_progress(name: str, done: int, total: int | None) -> None:
@@ -83,57 +111,23 @@ def stderr_progress(name: str, done: int, total: int | None) -> None:
     sys.stderr.flush()
 
 
-# -- where files go ---------------------------------------------------------------------------------------------
-
-
-def pretrained_directory(environ: Mapping[str, str] | None = None) -> pathlib.Path:
-    """The cache of downloaded files (not created here); see the module docstring for the order of look-up."""
-    environ = os.environ if environ is None else environ
-    if environ.get(PRETRAINED_DIR_ENV):
-        return pathlib.Path(environ[PRETRAINED_DIR_ENV]).expanduser()
-    return user_cache_directory(environ) / "pretrained"
-
-
 def is_offline(environ: Mapping[str, str] | None = None) -> bool:
     """Whether ``ELMO_KERAS_OFFLINE`` asks for no downloads (``1``, ``true``, ``yes``, ``on``)."""
     environ = os.environ if environ is None else environ
     return environ.get(OFFLINE_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def is_url(path) -> bool:
-    """Whether ``path`` is an ``http://`` or ``https://`` URL (a str; a path object never is)."""
-    return isinstance(path, str) and path.strip().lower().startswith(("http://", "https://"))
-
-
-def cache_path(url: str, directory: str | os.PathLike | None = None) -> pathlib.Path:
-    """Where ``url``'s file lives in the cache: ``directory/<host>[_<port>]/<URL path>``.
-
-    Characters other than letters, digits, ``.``, ``_`` and ``-`` become ``_``; if that changed the path, or the URL
-    has a query, the file name starts with a hash of the whole URL, so that two URLs never share a file.
-
-    Args:
-        url: an ``http(s)://`` URL.
-        directory: the cache. Defaults to None (``pretrained_directory()``).
-    """
-    parts = urllib.parse.urlsplit(url.strip())
-    host = (parts.hostname or "") + (f"_{parts.port}" if parts.port else "")
-    segments = [segment for segment in parts.path.split("/") if segment] or ["index"]
-    safe = [_UNSAFE.sub("_", segment) if segment not in (".", "..") else "_" for segment in segments]
-    if safe != segments or parts.query or not host or _UNSAFE.search(host):
-        safe[-1] = f"{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}-{safe[-1]}"
-    return pathlib.Path(pretrained_directory() if directory is None else directory,
-                        _UNSAFE.sub("_", host) or "_", *safe)
-
-
-def _sidecar(path: pathlib.Path) -> pathlib.Path:
-    return path.with_name(path.name + SIDECAR_SUFFIX)
+def download_ceiling(url: str) -> int:
+    """The most bytes a download of ``url`` may bring when neither the caller nor the registry knows its size."""
+    path = normal_url(url).split("?")[0].lower()
+    return next(ceiling for ending, ceiling in DOWNLOAD_CEILINGS if path.endswith(ending))
 
 
 def offline_error(urls: list[str], reason: str, name: str | None = None,
                   directory: str | os.PathLike | None = None) -> OfflineError:
     """The one-line ``OfflineError`` for files that cannot be downloaded: why, and where to put each by hand."""
     what = f"ELMo model {name!r} is not in the cache" if name else "cannot download the ELMo files"
-    places = " and ".join(f"{url} to {cache_path(url, directory)}" for url in urls)
+    places = " and ".join(f"{shown_url(url)} to {cache_path(url, directory)}" for url in urls)
     unset = f", or unset {OFFLINE_ENV}" if reason.startswith(OFFLINE_ENV) else ""
     error = OfflineError(f"{what} ({reason}): download {places} on a machine with network access (e.g. curl -L -o "
                          f"PATH URL) and copy {'them' if len(urls) > 1 else 'it'} there, then run again{unset}")
@@ -152,7 +146,7 @@ def cached_file(url: str, size: int | None = None, sha256: str | None = None,
     Args:
         url: an ``http(s)://`` URL.
         size: int, the expected length in bytes. Defaults to None (the registry's for its URLs, else unchecked
-            beyond ``Content-Length``).
+            beyond ``Content-Length`` and ``download_ceiling``).
         sha256: str, the publisher's SHA-256 (hex). Defaults to None (the registry's for its URLs).
         progress: see ``local_model_files``. Defaults to ``stderr_progress``.
         directory: the cache. Defaults to None (``pretrained_directory()``).
@@ -161,23 +155,27 @@ def cached_file(url: str, size: int | None = None, sha256: str | None = None,
         The cached file's path.
 
     Raises:
-        ValueError: ``url`` is not an ``http(s)://`` URL.
+        ValueError: ``url`` is not an ``http(s)://`` URL; ``URLError`` (a ValueError): one ``urls.checked_url``
+            refuses (credentials, a bad port, no host, control characters).
         OfflineError, DownloadError, CachedFileChangedError: see ``local_model_files``.
     """
     if not is_url(url):
-        raise ValueError(f"expected an http:// or https:// URL, received {url!r:.200}")
-    url = url.strip()
+        raise ValueError(f"expected an http:// or https:// URL, received {shown_url(str(url))!r:.200}")
+    url = normal_url(url)
     published = published_file(url)
     size = size if size is not None or published is None else published.size
     sha256 = sha256 if sha256 is not None or published is None else published.sha256
     path = cache_path(url, directory)
-    if path.is_file():
+    if os.path.lexists(path):
         return _verified(path, url, size, sha256)
     if is_offline():
         raise offline_error([url], f"{OFFLINE_ENV}={os.environ.get(OFFLINE_ENV)} is set", directory=directory)
     with _download_lock(path):
-        if path.is_file():  # another process downloaded it while this one waited for the lock
+        if os.path.lexists(path):  # another process downloaded it while this one waited for the lock
             return _verified(path, url, size, sha256)
+        for stale in stale_partials(path) if fcntl is not None else ():  # the lock is ours: their writers died
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(stale)
         try:
             _download(url, path, size, sha256, progress)
         except OfflineError as error:
@@ -194,33 +192,53 @@ def file_sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _recorded_sha256(path: pathlib.Path) -> str | None:
-    try:
-        text = _sidecar(path).read_text(encoding="ascii").split()
-    except (OSError, UnicodeDecodeError):
+def _recorded_sha256(path: pathlib.Path, url: str) -> str | None:
+    """The digest ``NAME.sha256`` records for ``path``, or None when there is no record at all.
+
+    Raises:
+        CachedFileChangedError: the record exists but is not one line ``<64 hex digits>  NAME`` for this file.
+    """
+    record = sidecar(path)
+    if not os.path.lexists(record):
         return None
-    return text[0].lower() if text else None
+    fix = f"delete {path.name} and {record.name} to download {shown_url(url)} again"
+    try:
+        if not record.is_file() or record.stat().st_size > MAX_RECORD_BYTES:
+            raise ValueError("not a one-line file")
+        match = _RECORD_LINE.fullmatch(record.read_bytes().decode("ascii"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        match = None
+    if match is None or match[2] != path.name:
+        raise CachedFileChangedError(record, None, f"is damaged (not '<SHA-256>  {path.name}' as sha256sum writes it), "
+                                                   f"so {path.name} cannot be checked; {fix}")
+    return match[1].lower()
 
 
 def _record_sha256(path: pathlib.Path, digest: str) -> None:
     line = f"{digest}  {path.name}\n".encode("utf-8")
-    replace_file(_sidecar(path), lambda handle: handle.write(line))
+    replace_file(sidecar(path), lambda handle: handle.write(line))
 
 
 def _verified(path: pathlib.Path, url: str, size: int | None, sha256: str | None) -> pathlib.Path:
     """``path`` after checking it against its recorded SHA-256 (recording it, for a file put there by hand) and the
-    publisher's size and checksum."""
-    fix = f"delete it to download {url} again"
-    recorded = _recorded_sha256(path)
-    if recorded is None and size is not None and path.stat().st_size != size:
-        raise CachedFileChangedError(path, None, f"has {path.stat().st_size:,} bytes but {url} has {size:,}; {fix}")
+    known size and checksum, every time."""
+    fix = f"delete it to download {shown_url(url)} again"
+    if not path.is_file():
+        raise CachedFileChangedError(path, None, f"is in the cache's place for {shown_url(url)} but is not a file; "
+                                                 "remove it to download the file again")
+    recorded = _recorded_sha256(path, url)
+    if size is not None and path.stat().st_size != size:
+        also = f" (and {sidecar(path).name})" if recorded else ""
+        raise CachedFileChangedError(path, None, f"has {path.stat().st_size:,} bytes but {shown_url(url)} has "
+                                                 f"{size:,}; {fix}{also}")
     digest = file_sha256(path)
     if recorded is not None and digest != recorded:
         raise CachedFileChangedError(
-            path, None, f"changed since it was downloaded from {url}: its SHA-256 is {digest}, {_sidecar(path).name} "
-                        f"recorded {recorded}; {fix} (and {_sidecar(path).name})")
+            path, None, f"changed since it was downloaded from {shown_url(url)}: its SHA-256 is {digest}, "
+                        f"{sidecar(path).name} recorded {recorded}; {fix} (and {sidecar(path).name})")
     if sha256 is not None and digest != sha256.lower():
-        raise CachedFileChangedError(path, None, f"has SHA-256 {digest}, but {url} is published with {sha256}; {fix}")
+        raise CachedFileChangedError(path, None, f"has SHA-256 {digest}, but {shown_url(url)} is published with "
+                                                 f"{sha256}; {fix}")
     if recorded is None:  # put there by hand: from now on it is checked like a download
         _record_sha256(path, digest)
     return path
@@ -233,7 +251,7 @@ def _download_lock(path: pathlib.Path) -> Iterator[None]:
     if fcntl is None:
         yield
         return
-    with open(path.with_name(path.name + LOCK_SUFFIX), "a+b") as handle:
+    with open(lock_file(path), "a+b") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -241,55 +259,60 @@ def _download_lock(path: pathlib.Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+class _SafeRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects to ``http(s)`` only, and never from ``https`` down to ``http``."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102 (urllib's hook)
+        target = urllib.parse.urljoin(req.full_url, newurl)
+        scheme = urllib.parse.urlsplit(target).scheme.lower()
+        if scheme not in SCHEMES or (req.type == "https" and scheme == "http"):
+            raise DownloadError(f"cannot download {shown_url(req.full_url)}: the server redirects to "
+                                f"{shown_url(target)}, " + ("a plain-http (unprotected) URL" if scheme == "http"
+                                                            else "which is not http(s)") + "; refused")
+        try:
+            normal_url(target)
+        except URLError as error:
+            raise DownloadError(f"cannot download {shown_url(req.full_url)}: it redirects to a bad URL "
+                                f"({error})") from None
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SafeRedirects)
+
+
 def _download(url: str, path: pathlib.Path, size: int | None, sha256: str | None,
               progress: DownloadProgress | None) -> None:
     """Fetch ``url`` into a partial file beside ``path``, check it, record its SHA-256 and rename it to ``path``."""
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     try:
-        response = urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS)
+        response = _OPENER.open(request, timeout=RATE_WINDOW_SECONDS)
     except urllib.error.HTTPError as error:
-        raise DownloadError(f"cannot download {url}: HTTP {error.code} {error.reason}; check the URL (the released "
-                            f"models by name: {', '.join(RELEASED_MODELS)})") from None
+        raise DownloadError(f"cannot download {shown_url(url)}: HTTP {error.code} {error.reason}; check the URL (the "
+                            f"released models by name: {', '.join(RELEASED_MODELS)})") from None
+    except DownloadError:
+        raise
     except (urllib.error.URLError, OSError) as error:  # no route, no DNS, refused, timed out: the network is down
-        unreachable = OfflineError(f"{url} cannot be reached")
-        unreachable.reason = f"{url} cannot be reached: {getattr(error, 'reason', error)}"
+        unreachable = OfflineError(f"{shown_url(url)} cannot be reached")
+        unreachable.reason = f"{shown_url(url)} cannot be reached: {getattr(error, 'reason', error)}"
         raise unreachable from None
+    except (ValueError, UnicodeError) as error:  # http.client's own refusals of what urllib was given
+        raise DownloadError(f"cannot download {shown_url(url)}: {type(error).__name__}: {error}") from None
     with response:
-        length = response.headers.get("Content-Length")
-        length = int(length) if length is not None and length.strip().isdigit() else None
-        if size is not None and length is not None and length != size:
-            raise DownloadError(f"cannot download {url}: the server sends {length:,} bytes but the file has "
-                                f"{size:,}; it was replaced or the URL is wrong")
-        expected = length if length is not None else size
+        limit = size if size is not None else download_ceiling(url)
         digest = hashlib.sha256()
+        free = shutil.disk_usage(path.parent).free
 
         def write(handle) -> None:
-            done = 0
-            try:
-                for chunk in iter(lambda: response.read(CHUNK_BYTES), b""):
-                    handle.write(chunk)
-                    digest.update(chunk)
-                    done += len(chunk)
-                    if progress is not None:
-                        progress(path.name, done, expected)
-            except (http.client.HTTPException, OSError) as error:  # IncompleteRead, reset, timeout
-                raise DownloadError(f"the download of {url} stopped after {done:,} of "
-                                    f"{'?' if expected is None else f'{expected:,}'} bytes ({type(error).__name__}); "
-                                    "nothing was kept, run again to download it again") from None
-            if expected is not None and done < expected:  # the server closed the connection early
-                raise DownloadError(f"the download of {url} stopped after {done:,} of {expected:,} bytes (the "
-                                    "connection closed); nothing was kept, run again to download it again")
-            if expected is not None and done > expected:  # only without Content-Length: the registry's size is off
-                raise DownloadError(f"the download of {url} gave {done:,} bytes, more than the {expected:,} expected; "
-                                    "nothing was kept")
-            if progress is not None and expected is None:
-                progress(path.name, done, done)
+            copy_response(response, handle, digest, url=shown_url(url), known_size=size, limit=limit, free_bytes=free,
+                          window_seconds=RATE_WINDOW_SECONDS, min_bytes_per_window=MIN_BYTES_PER_WINDOW,
+                          chunk_bytes=CHUNK_BYTES, clock=time.monotonic,
+                          progress=None if progress is None else lambda done, total: progress(path.name, done, total))
 
-        partial = write_beside(path, write)  # .NAME.XXXXXXXX.tmp, unique; deleted if write raises
+        partial = write_beside(path, write, prefix=partial_prefix(path))  # unique; deleted if write raises
     try:
         if sha256 is not None and digest.hexdigest() != sha256.lower():
-            raise DownloadError(f"the file downloaded from {url} has SHA-256 {digest.hexdigest()}, not the published "
-                                f"{sha256}; nothing was kept")
+            raise DownloadError(f"the file downloaded from {shown_url(url)} has SHA-256 {digest.hexdigest()}, not the "
+                                f"published {sha256}; nothing was kept")
         os.replace(partial, path)
     finally:
         with contextlib.suppress(FileNotFoundError):

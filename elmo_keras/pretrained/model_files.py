@@ -19,6 +19,7 @@ from elmo_keras.pretrained.downloads import (
     stderr_progress,
 )
 from elmo_keras.pretrained.registry import RELEASED_MODELS, RemoteFile, published_file, released_model
+from elmo_keras.pretrained.urls import normal_url
 
 
 def model_sources(options_file, weight_file=None) -> tuple[str | RemoteFile, str | RemoteFile]:
@@ -28,7 +29,8 @@ def model_sources(options_file, weight_file=None) -> tuple[str | RemoteFile, str
 
     Raises:
         TypeError: an argument is not a str or path (a number passed where ``weight_file`` goes, say).
-        ValueError: ``weight_file`` is None and ``options_file`` is no released model's name.
+        ValueError: ``weight_file`` is None and ``options_file`` is no released model's name; ``URLError``: a URL
+            ``urls.checked_url`` refuses.
     """
     if weight_file is None:
         if not isinstance(options_file, str):
@@ -42,8 +44,9 @@ def model_sources(options_file, weight_file=None) -> tuple[str | RemoteFile, str
                     "num_output_representations=2)" if argument == "weight_file" else "")
             raise TypeError(f"{argument} must be a path or an http(s) URL, received {type(value).__name__} "
                             f"({value!r:.60}){hint}")
-        if is_url(value):
-            sources.append(published_file(value.strip()) or RemoteFile(value.strip()))
+        if is_url(value):  # checked before any work: a bad port, credentials, no host are refused here
+            url = normal_url(value)
+            sources.append(published_file(url) or RemoteFile(url))
         else:
             sources.append(os.fspath(value))
     return sources[0], sources[1]

@@ -19,6 +19,8 @@ import os
 from dataclasses import dataclass
 
 from elmo_keras.limits import char_cnn_parameters, lstm_stack_parameters
+from elmo_keras.pretrained.cache_layout import pretrained_directory
+from elmo_keras.safe_files import is_inside
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
 # bilm-tf trains with 261 character ids and asks for n_characters=262 at inference (one extra id for padding);
@@ -33,13 +35,25 @@ class PretrainedFileError(ValueError):
     Attributes:
         path: the file.
         key: the field (``lstm.dim``) or tensor (``CNN/W_cnn_0``) at fault, or None for the whole file.
+
+    A file in the download cache (``cache_layout``) is named as the cached copy it is, with how to get a good one
+    (a body cut short, an HTML error page saved as ``options.json``): delete it and its record, then download again.
     """
 
     def __init__(self, path, key, problem):
         self.path = str(path)
         self.key = key
         where = f"{self.path}: " if key is None else f"{self.path}: {key!r} "
-        super().__init__(where + problem)
+        super().__init__(where + problem + _cached_copy_hint(self.path, problem))
+
+
+def _cached_copy_hint(path: str, problem: str) -> str:
+    """``"; it is a downloaded copy in the cache: delete ..."`` for a file inside the download cache, else ``""``."""
+    if "download" in problem or not is_inside(path, pretrained_directory()):  # the download errors say it already
+        return ""
+    name = os.path.basename(path)
+    return (f"; it is a downloaded copy in the cache (a body cut short or an error page?): delete it and "
+            f"{name}.sha256 to download it again")
 
 
 class OptionsError(PretrainedFileError):
