@@ -5,6 +5,10 @@ of user code ran; the explorer's first page, rendered from stored results, needs
 what it exports and where it lives; the first access imports that module (quietly, through ``_quiet``, like
 every module that uses Keras) and keeps the value, so later accesses are plain attribute reads.
 
+Each package states its public names once, in the ``__init__.pyi`` stub beside its ``__init__.py`` (``from
+elmo_keras.pkg.module import name`` lines, what static tools and IDEs read), and its ``__init__.py`` attaches the
+stub (``attach_stub``), as scientific Python's ``lazy_loader`` does.
+
 It also makes the package safe to import from many threads at once: no package's ``__init__`` imports its own
 modules. Python imports a package before its module, holding that module's import lock while it waits for the
 package; a package whose ``__init__`` imported its modules would wait for that same lock in return (a
@@ -13,8 +17,10 @@ package; a package whose ``__init__`` imported its modules would wait for that s
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
+import pathlib
 import sys
 import types
 from collections.abc import Callable, Iterable, Mapping
@@ -80,3 +86,25 @@ def lazy_exports(package: str,
         return sorted(set(vars(namespace)) | set(exports))
 
     return __getattr__, __dir__
+
+
+def stub_exports(stub: str | pathlib.Path) -> dict[str, list[str]]:
+    """``{module: ["name", "attribute as name", ...]}`` from the ``from MODULE import ...`` lines of a stub file."""
+    exports: dict[str, list[str]] = {}
+    for node in ast.parse(pathlib.Path(stub).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            exports.setdefault(node.module, []).extend(
+                alias.name if alias.asname in (None, alias.name) else f"{alias.name} as {alias.asname}"
+                for alias in node.names)
+    return exports
+
+
+def attach_stub(package: str, init_file: str) -> tuple[Callable[[str], object], Callable[[], list], list[str]]:
+    """``(__getattr__, __dir__, __all__)`` for ``package`` from the ``__init__.pyi`` beside ``init_file``: every
+    name the stub imports is exported, imported on first use (``lazy_exports``); ``from package import sub`` exports
+    the subpackage ``sub``."""
+    exports = stub_exports(pathlib.Path(init_file).with_suffix(".pyi"))
+    for name in exports.pop(package, []):  # ``from elmo_keras import analysis``: the subpackage itself
+        exports.setdefault(f"{package}.{name}", []).append(name)
+    names = sorted(entry.partition(" as ")[2] or entry for entries in exports.values() for entry in entries)
+    return (*lazy_exports(package, exports), names)

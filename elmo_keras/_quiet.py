@@ -5,10 +5,9 @@ logging setting can apply (``TF_CPP_MIN_LOG_LEVEL``, which ``import elmo_keras``
 them). We route file descriptor 2 to ``/dev/null`` only while TensorFlow's first import runs, then restore it,
 so warnings and errors raised later by user code are printed as usual.
 
-Importing this module is cheap. ``import elmo_keras`` installs the hook that runs TensorFlow's first import
-through ``run_quietly``, whoever triggers it (``from keras import ops`` in any module, or the user's own
-``import tensorflow``); ``from elmo_keras._quiet import keras`` imports Keras (and its backend) on that first
-access.
+Importing this module is cheap. Every module of the package imports Keras through it (``from elmo_keras._quiet
+import keras, ops``; ``tests/test_import_structure.py`` keeps it so), which imports Keras (and its backend) quietly on
+that first access. A program that imports TensorFlow itself first sees TensorFlow's lines, as it would without us.
 """
 
 from __future__ import annotations
@@ -41,16 +40,15 @@ def _stderr_to_devnull():
         os.close(devnull)
 
 
-def run_quietly(exec_module, module):
-    """TensorFlow's first import with file descriptor 2 sent to ``/dev/null``; its logger set to errors only."""
-    with _stderr_to_devnull():
-        exec_module(module)
-    module.get_logger().setLevel("ERROR")
-
-
 def import_keras():
-    """Return the ``keras`` module, importing its backend quietly the first time."""
-    import keras  # here: on first use only (importing this module stays cheap)
+    """Return the ``keras`` module, importing it (and TensorFlow) quietly the first time."""
+    if "keras" not in sys.modules and "tensorflow" not in sys.modules:
+        with _stderr_to_devnull():
+            import keras  # noqa: F401 (here: on first use only; importing this module stays cheap)
+        tensorflow = sys.modules.get("tensorflow")
+        if tensorflow is not None:
+            tensorflow.get_logger().setLevel("ERROR")
+    import keras  # imported above, or before us: cheap
 
     return keras
 
@@ -58,4 +56,6 @@ def import_keras():
 def __getattr__(name):
     if name == "keras":
         return import_keras()
+    if name == "ops":
+        return import_keras().ops
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

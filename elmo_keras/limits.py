@@ -13,6 +13,9 @@ from elmo_keras.argument_checks import check_int
 # Far above any useful biLM batch (bilm-tf trained with 128 per device), far below what exhausts a machine.
 MAX_BATCH_SIZE = 65_536
 FLOAT32_BYTES = 4
+# Far more processes than one file usefully splits into (a shard is whole windows of batch_size × 16 lines), far below
+# where the count stops fitting an HDF5 attribute or a merge's bookkeeping (``embed --shard K/N``, ``merge-shards``).
+MAX_SHARDS = 100_000
 
 
 def check_batch_size(value, name: str = "batch_size") -> int:

@@ -36,10 +36,11 @@ def train_steps(model, batches, learning_rate):
 
 
 def main(directory: pathlib.Path) -> None:
+    import elmo_keras
     from elmo_keras._quiet import keras
 
     shared = np.load(directory / "inputs.npz")
-    model = keras.saving.load_model(directory / "here.keras")
+    model = elmo_keras.load_model(directory / "here.keras")
     model.save(directory / "there.keras")
     outputs = logits(model, shared["ids"])
     losses = train_steps(model, [shared[f"batch_{k}"] for k in range(int(shared["steps"]))], float(shared["lr"]))

@@ -193,11 +193,12 @@ def test_embed_never_writes_over_its_inputs(tmp_path, input_file, fake_model_fil
     _refused([str(input_file), str(link), *model], capsys, "is the weights file")  # symlinks are followed
     relative = str(weights.parent / ".." / "w" / weights.name)
     _refused([str(input_file), relative, *model], capsys, "is the weights file")
-    # OUTPUT.partial is written first: it must not be an input either
-    partial_input = tmp_path / "out.hdf5.partial"
+    # a file named like a temporary file of the output (.NAME.XXXXXXXX.partial) is deleted as stale when no process
+    # writes it: it must not be an input either
+    partial_input = tmp_path / ".out.hdf5.abcd1234.partial"
     partial_input.write_text("a sentence\n", encoding="utf-8")
     _refused([str(partial_input), str(tmp_path / "out.hdf5"), *model], capsys,
-             f"temporary output file {partial_input} is the input file")
+             f"the input file {partial_input} is named like a temporary file of the output")
     assert {path: path.read_bytes() for path in before} == before
     assert partial_input.read_text(encoding="utf-8") == "a sentence\n"
 
@@ -256,9 +257,10 @@ def word_model_dir(tmp_path):
 
 
 def test_a_stale_partial_file_is_replaced_and_removed(tmp_path, input_file, word_model_dir):
-    """After a SIGKILL, OUTPUT.partial stays behind; the next run writes over it and removes it."""
+    """After a SIGKILL, the run's .OUTPUT.XXXXXXXX.partial stays behind; the next run removes it (no process holds
+    its lock)."""
     output = tmp_path / "out.hdf5"
-    stale = tmp_path / "out.hdf5.partial"
+    stale = tmp_path / ".out.hdf5.k1lled00.partial"
     stale.write_bytes(b"left by a killed run")
     assert main(["embed", str(input_file), str(output), "--model-dir", str(word_model_dir), "--quiet"]) == 0
     assert not stale.exists()
@@ -270,7 +272,7 @@ def test_a_stale_partial_file_is_replaced_and_removed(tmp_path, input_file, word
 @pytest.mark.parametrize("signal_name, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
 def test_ctrl_c_and_sigterm_print_one_line_and_leave_no_partial_output(tmp_path, word_model_dir, signal_name, status,
                                                                        word):
-    """Ctrl-C printed a full traceback; SIGTERM left OUTPUT.partial behind."""
+    """Ctrl-C printed a full traceback; SIGTERM left the partial output behind."""
     import os
     import signal
     import subprocess
@@ -279,22 +281,21 @@ def test_ctrl_c_and_sigterm_print_one_line_and_leave_no_partial_output(tmp_path,
     big_input = tmp_path / "big.txt"
     big_input.write_text("the cat sat on the mat hello the cat sat\n" * 400_000, encoding="utf-8")
     output = tmp_path / "out.hdf5"
-    partial = tmp_path / "out.hdf5.partial"
     process = subprocess.Popen(
         [sys.executable, "-m", "elmo_keras", "embed", str(big_input), str(output), "--model-dir",
          str(word_model_dir), "--quiet"],
         stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     deadline = time.monotonic() + 120
-    while not partial.exists() and process.poll() is None and time.monotonic() < deadline:
+    while not list(tmp_path.glob(".out.hdf5.*.partial")) and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert partial.exists(), "the embedding finished or failed before it could be interrupted"
+    assert list(tmp_path.glob(".out.hdf5.*.partial")), "the embedding finished or failed before it could be interrupted"
     time.sleep(0.5)
     process.send_signal(getattr(signal, signal_name))
     _, err = process.communicate(timeout=60)
     assert process.returncode == status, err
     assert err == f"{word}: embed stopped (no incomplete output is left behind)\n"
-    assert not partial.exists() and not output.exists()
+    assert not list(tmp_path.glob(".out.hdf5.*.partial")) and not output.exists()
 
 
 @pytest.mark.parametrize("signal_name, stop", [("SIGTERM", "Terminated"), ("SIGINT", "KeyboardInterrupt")])

@@ -15,6 +15,7 @@ import pytest
 
 from elmo_keras.cli import main
 from elmo_keras.pretrained.embedder import SENTENCE_TO_INDEX, SORT_WINDOW_BATCHES, ElmoEmbedder
+from elmo_keras.pretrained.embedder_files import OUTPUT_ATTRIBUTE, OUTPUT_MARK
 from elmo_keras.pretrained.shards import (
     ATTRIBUTE_PREFIX,
     ShardRecord,
@@ -76,7 +77,7 @@ def assert_same_output(first, second):
                 assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
                 np.testing.assert_array_equal(a[name][...], b[name][...], err_msg=name, strict=True)
         assert a[SENTENCE_TO_INDEX][0] == b[SENTENCE_TO_INDEX][0]
-        assert dict(b.attrs) == {}
+        assert dict(b.attrs) == dict(a.attrs) == {OUTPUT_ATTRIBUTE: OUTPUT_MARK}  # ours; no shard attributes
 
 
 # -- boundaries and arguments ----------------------------------------------------------------------------------
@@ -135,7 +136,7 @@ def test_shards_merge_into_the_one_process_output(embedder, corpus, whole, tmp_p
     merged = tmp_path / "merged.hdf5"
     assert merge_shards(merged, paths[::-1]) == len(lines)  # any order
     assert_same_output(whole, merged)
-    assert not os.path.exists(str(merged) + ".partial")
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
 
 
 def test_top_layer_shards_too(embedder, corpus, tmp_path):
@@ -175,7 +176,7 @@ def refuse_merge(tmp_path, shards, message):
     output = tmp_path / "merged.hdf5"
     with pytest.raises(ValueError, match=message):
         merge_shards(output, shards)
-    assert not output.exists() and not os.path.exists(str(output) + ".partial")
+    assert not output.exists() and not [name for name in os.listdir(tmp_path) if name.endswith(".partial")]
 
 
 def test_merge_refuses_a_missing_shard(three_shards, tmp_path):

@@ -114,7 +114,8 @@ def test_a_urls_file_lies_under_its_scheme_host_and_path(tmp_path):
     assert cache_path(url, tmp_path) == tmp_path.joinpath(
         "https", "s3-us-west-2.amazonaws.com", "allennlp", "models", "elmo", "2x1024_128_2048cnn_1xhighway",
         "elmo_2x1024_128_2048cnn_1xhighway_weights.hdf5")
-    assert cache_path("http://127.0.0.1:8000/a/w.hdf5", tmp_path) == tmp_path / "http" / "127.0.0.1_8000" / "a" / "w.hdf5"
+    local = cache_path("http://127.0.0.1:8000/a/w.hdf5", tmp_path)
+    assert local == tmp_path / "http" / "127.0.0.1_8000" / "a" / "w.hdf5"
     # a query, or characters that had to change, put the entry under hashed/<SHA-256 of the URL>: no two URLs share one
     with_query = cache_path("https://host/w.hdf5?version=2", tmp_path)
     assert with_query.parent.parent == tmp_path / "hashed" and with_query.name == "w.hdf5"
@@ -144,7 +145,8 @@ def test_a_model_by_name_is_downloaded_once_recorded_and_then_read_from_the_cach
 @pytest.mark.fixtures
 def test_any_url_is_downloaded_and_a_local_path_passes_through(server, cache, tmp_path):
     path = cached_file(server.url(WEIGHTS), progress=None)
-    assert path == cache / "http" / "127.0.0.1_{}".format(server.httpd.server_address[1]) / "elmo" / "bilm_tf" / "weights.hdf5"
+    host = "127.0.0.1_{}".format(server.httpd.server_address[1])
+    assert path == cache / "http" / host / "elmo" / "bilm_tf" / "weights.hdf5"
     local_options = tmp_path / "options.json"
     local_options.write_bytes(server.files[OPTIONS])
     assert local_model_files(local_options, server.url(WEIGHTS)) == (str(local_options), str(path))

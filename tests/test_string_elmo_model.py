@@ -35,10 +35,9 @@ assert "elmo_keras" not in sys.modules, "the SavedModel needed elmo_keras"
 vectors_error = float(np.abs(served["vectors"].numpy() - expected["vectors"]).max())
 probabilities_error = float(np.abs(served["probabilities"].numpy() - expected["probabilities"]).max())
 
-import elmo_keras  # noqa: E402,F401  (registers the layers for load_model)
-import keras  # noqa: E402
+import elmo_keras  # noqa: E402  (its load_model registers the layers)
 
-reloaded = keras.saving.load_model(paths["keras"])
+reloaded = elmo_keras.load_model(paths["keras"])
 keras_error = float(np.abs(reloaded.predict(tokens, verbose=0) - expected["probabilities"]).max())
 print(json.dumps({"vectors": vectors_error, "probabilities": probabilities_error, "keras": keras_error,
                   "trainable_weights": len(reloaded.trainable_weights)}))

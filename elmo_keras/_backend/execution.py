@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 
 
 def backend_name() -> str:

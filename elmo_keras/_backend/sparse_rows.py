@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 
 
 def touched_slices(gradient, axis: int):

@@ -15,9 +15,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from keras import ops
 
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 
 
 def fit_jit_compile() -> bool:

@@ -12,7 +12,8 @@ from elmo_keras.pretrained.shards import merge_shards
 
 def add_merge_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``merge-shards`` command's arguments."""
-    parser.add_argument("output", help="HDF5 file to write: the output embed writes without --shard")
+    parser.add_argument("output", help="HDF5 file to write first, then the shards: the output embed writes without "
+                                        "--shard (an existing file is replaced only if embed or merge-shards wrote it)")
     parser.add_argument("shards", nargs="+", metavar="SHARD",
                         help="the N files written by embed --shard 1/N … N/N, in any order")
 

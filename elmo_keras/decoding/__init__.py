@@ -36,41 +36,6 @@ Sizes are bounded before any work: ``max_len`` ≤ ``MAX_DECODE_LENGTH``, hypoth
 ``MAX_DECODE_TOKENS``, hypotheses × vocabulary ≤ ``MAX_DECODE_CANDIDATES`` (see ``_checks``).
 """
 
-from typing import TYPE_CHECKING
+from elmo_keras._lazy import attach_stub
 
-from elmo_keras._lazy import lazy_exports
-
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "elmo_keras.decoding._checks": ["MAX_DECODE_CANDIDATES", "MAX_DECODE_LENGTH", "MAX_DECODE_TOKENS"],
-    "elmo_keras.decoding.batched_beam": ["BatchedBeamSearch", "beam_search_batch"],
-    "elmo_keras.decoding.beam": ["beam_search"],
-    "elmo_keras.decoding.exhaustive": ["MAX_EXHAUSTIVE_SEQUENCES", "count_sequences", "exhaustive_search"],
-    "elmo_keras.decoding.filtering": ["apply_temperature", "filter_distribution", "nucleus_indices", "top_k_indices"],
-    "elmo_keras.decoding.greedy": ["greedy"],
-    "elmo_keras.decoding.hypothesis": ["Hypothesis", "length_normalized_score", "token_labels"],
-    "elmo_keras.decoding.prefix_scorer": ["PrefixScorer"],
-    "elmo_keras.decoding.sampling": ["sample"],
-    "elmo_keras.decoding.table_model": ["NGramTable", "PrefixTable"],
-    "elmo_keras.decoding.trace": ["Candidates", "DecodeTrace", "StepTrace"],
-})
-
-if TYPE_CHECKING:  # what static tools and IDEs see
-    from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES, MAX_DECODE_LENGTH, MAX_DECODE_TOKENS
-    from elmo_keras.decoding.batched_beam import BatchedBeamSearch, beam_search_batch
-    from elmo_keras.decoding.beam import beam_search
-    from elmo_keras.decoding.exhaustive import MAX_EXHAUSTIVE_SEQUENCES, count_sequences, exhaustive_search
-    from elmo_keras.decoding.filtering import apply_temperature, filter_distribution, nucleus_indices, top_k_indices
-    from elmo_keras.decoding.greedy import greedy
-    from elmo_keras.decoding.hypothesis import Hypothesis, length_normalized_score, token_labels
-    from elmo_keras.decoding.prefix_scorer import PrefixScorer
-    from elmo_keras.decoding.sampling import sample
-    from elmo_keras.decoding.table_model import NGramTable, PrefixTable
-    from elmo_keras.decoding.trace import Candidates, DecodeTrace, StepTrace
-
-__all__ = [
-    "MAX_DECODE_CANDIDATES", "MAX_DECODE_LENGTH", "MAX_DECODE_TOKENS", "MAX_EXHAUSTIVE_SEQUENCES",
-    "BatchedBeamSearch", "Candidates", "DecodeTrace", "Hypothesis", "NGramTable", "PrefixScorer",
-    "PrefixTable", "StepTrace", "apply_temperature", "beam_search", "beam_search_batch", "count_sequences",
-    "exhaustive_search", "filter_distribution", "greedy", "length_normalized_score", "nucleus_indices", "sample",
-    "token_labels", "top_k_indices",
-]
+__getattr__, __dir__, __all__ = attach_stub(__name__, __file__)

@@ -26,10 +26,12 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import compile_function
-from elmo_keras._quiet import keras  # quiet TensorFlow start-up before keras.ops
+from elmo_keras._quiet import (
+    keras,  # quiet TensorFlow start-up before keras.ops
+    ops,
+)
 from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import (
     LOG_PROB_TOLERANCE,

@@ -16,8 +16,8 @@ same numbers, slower. Prefix ids are checked against the vocabulary before the m
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.decoding._checks import MAX_DECODE_LENGTH, check_candidates, check_token_ids
 from elmo_keras.limits import check_length
 

@@ -6,18 +6,31 @@ A models directory holds one sub-directory per model (``load_bilm``'s layout: ``
 
 A model is named by its directory. ``ModelRef`` (directory, name, modification time of ``model.keras``) is
 hashable and changes when a model is saved again, so the app caches loaded models and derived data by it.
+
+A name is **reserved** while a model is trained and saved under it (``reserve_model_name``): an exclusive ``flock``
+on the hidden ``.NAME.lock`` beside the models, held from the name check to the end of the save, so a second
+session asking for the same new name is refused at once, before it trains; an overwriting save waits for it (see
+``save_model``). The kernel releases the lock when its process dies, so no reservation outlives its session; the
+file is deleted when the lock is released. Hidden entries (the lock, a save's staging directory) are never listed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import pathlib
 import re
 import shutil
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+
+try:
+    import fcntl
+except ImportError:  # Windows: a reservation holds among the sessions of this process only
+    fcntl = None
 
 from elmo_keras.models.bilm.presets import PRESETS, BiLMConfig
 from elmo_keras.models.directory_files import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE
@@ -123,7 +136,10 @@ def read_info(path: pathlib.Path) -> ModelInfo | None:
     config = summary.get("config") or {}
     if not isinstance(summary, dict) or not {"token_input", "encoder"} & set(config):  # a seq2seq model, ...
         return None
-    ref = ModelRef.of(path.parent, path.name)
+    try:
+        ref = ModelRef.of(path.parent, path.name)
+    except OSError:  # replaced or deleted meanwhile (another session saving it)
+        return None
     return ModelInfo(
         ref=ref,
         preset=str(summary.get("preset") or preset_of(config)),
@@ -139,11 +155,13 @@ def read_info(path: pathlib.Path) -> ModelInfo | None:
 
 
 def list_models(directory: str | os.PathLike) -> list[ModelInfo]:
-    """Every biLM saved in ``directory``, by name (an absent directory holds none)."""
+    """Every biLM saved in ``directory``, by name (an absent directory holds none). Hidden entries are skipped: a
+    save's staging directory or the previous model it replaces (``.NAME.saving-…``), a reservation's lock."""
     directory = pathlib.Path(directory)
     if not directory.is_dir():
         return []
-    infos = (read_info(child) for child in sorted(directory.iterdir()) if child.is_dir())
+    infos = (read_info(child) for child in sorted(directory.iterdir())
+             if not child.name.startswith(".") and child.is_dir())
     return [info for info in infos if info is not None]
 
 
@@ -279,6 +297,9 @@ def save_model(model, directory: str | os.PathLike, name: str, preset: str | Non
                corpus: str | None = None, overwrite: bool = True) -> ModelRef:
     """Save ``model`` as ``directory/name`` (the preset and corpus description go into ``training.json``).
 
+    The name is reserved for the save (``reserve_model_name``): an overwriting save waits while another session
+    trains or saves that name, then replaces its model; a save that must not overwrite is refused then.
+
     Args:
         model: a trained ``BiLanguageModel``.
         directory: the models directory.
@@ -290,20 +311,102 @@ def save_model(model, directory: str | os.PathLike, name: str, preset: str | Non
         The saved model's ``ModelRef``.
 
     Raises:
-        ValueError: a bad name (``validate_model_name``); saving errors as ``save_model_dir``.
+        ValueError: a bad or taken name (``validate_model_name``, ``reserve_model_name``); saving errors as
+            ``save_model_dir``.
     """
-    name = validate_model_name(name, directory, overwrite=overwrite)
-    summary = dict(model.training_summary or {})
-    if preset is not None:
-        summary["preset"] = preset
-    if corpus is not None:
-        summary["corpus"] = corpus
-    model.training_summary = summary
-    # here: Keras loads with the first model (listing models and reading stored results need none)
-    from elmo_keras.models.persistence import save_model_dir
+    with reserve_model_name(directory, name, overwrite=overwrite, wait=overwrite) as reservation:
+        return reservation.save(model, preset=preset, corpus=corpus)
 
-    save_model_dir(model, pathlib.Path(directory) / name)
-    return ModelRef.of(directory, name)
+
+@dataclass(frozen=True)
+class NameReservation:
+    """A model name held by this session (``reserve_model_name``); ``save`` writes the model under it."""
+
+    directory: pathlib.Path
+    name: str
+
+    def save(self, model, preset: str | None = None, corpus: str | None = None) -> ModelRef:
+        """Save ``model`` as ``directory/name`` in one step, while the name is held (as ``save_model``)."""
+        summary = dict(model.training_summary or {})
+        if preset is not None:
+            summary["preset"] = preset
+        if corpus is not None:
+            summary["corpus"] = corpus
+        model.training_summary = summary
+        # here: Keras loads with the first model (listing models and reading stored results need none)
+        from elmo_keras.models.persistence import save_model_dir
+
+        save_model_dir(model, self.directory / self.name)
+        return ModelRef.of(self.directory, self.name)
+
+
+@contextlib.contextmanager
+def reserve_model_name(directory: str | os.PathLike, name: str, overwrite: bool = False,
+                       wait: bool = False) -> Iterator[NameReservation]:
+    """Hold ``name`` in ``directory`` (created if absent) for one training and save, until the block is left
+    (see the module docstring). A model of that name may exist only if ``overwrite`` (checked once held); while
+    another session holds the name, ``wait`` waits for it, else the name is refused.
+
+    Raises:
+        ValueError: a bad name, a model of that name exists, or another session holds it (the message names it).
+    """
+    name = validate_model_name(name)
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    release = _hold(directory / f".{name}.lock", wait, name)
+    try:
+        validate_model_name(name, directory, overwrite=overwrite)
+        yield NameReservation(directory, name)
+    finally:
+        release()
+
+
+_held_here: set[str] = set()  # the names held in this process where there is no flock
+_held_here_changed = threading.Condition()
+
+
+def _busy(name: str) -> ValueError:
+    return ValueError(f"A model called {name!r} is being trained or saved by another session right now; choose "
+                      "another name, or wait until it is saved and tick 'overwrite' to replace it.")
+
+
+def _hold(lock: pathlib.Path, wait: bool, name: str):
+    """Take the exclusive lock ``lock``; returns the function that releases it (deleting the file)."""
+    if fcntl is None:
+        with _held_here_changed:
+            while str(lock) in _held_here:
+                if not wait:
+                    raise _busy(name)
+                _held_here_changed.wait()
+            _held_here.add(str(lock))
+
+        def release_here():
+            with _held_here_changed:
+                _held_here.discard(str(lock))
+                _held_here_changed.notify_all()
+        return release_here
+    while True:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            held, current = os.fstat(descriptor), os.stat(lock)
+        except BlockingIOError:
+            os.close(descriptor)
+            raise _busy(name) from None
+        except BaseException as error:
+            os.close(descriptor)
+            if isinstance(error, FileNotFoundError):
+                continue  # its holder deleted it as it let go: lock the new file
+            raise
+        if (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino):
+            break
+        os.close(descriptor)  # replaced after it was opened here: lock the one in place
+
+    def release():
+        with contextlib.suppress(OSError):
+            os.unlink(lock)  # while still held: a waiter on this file then sees it gone and locks a new one
+        os.close(descriptor)
+    return release
 
 
 def training_history(ref: ModelRef) -> dict:

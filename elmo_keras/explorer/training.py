@@ -21,6 +21,7 @@ from elmo_keras.explorer.model_store import (
     DEFAULT_MODEL_NAME,
     DEFAULT_PRESET,
     ModelRef,
+    reserve_model_name,
     save_model,
     validate_model_name,
 )
@@ -149,7 +150,11 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
 
 def train_and_save(corpus: pd.DataFrame, settings: TrainingSettings, directory: str | os.PathLike, name: str,
                    corpus_label: str, progress: Progress | None = None, overwrite: bool = False) -> ModelRef:
-    """Validate the name first (no training is wasted on a bad name), train, then save as ``directory/name``.
+    """Check the name first (no training is wasted on a bad or taken name), train, then save as ``directory/name``.
+
+    A new name is reserved from the check to the end of the save (``model_store.reserve_model_name``): another
+    session training or saving the same name meanwhile is refused before it trains. An overwriting training
+    holds nothing while it trains; its save waits for a session holding the name, then replaces that model.
 
     Args:
         corpus, settings, progress: as ``train_on_corpus``.
@@ -159,11 +164,16 @@ def train_and_save(corpus: pd.DataFrame, settings: TrainingSettings, directory: 
         overwrite: bool, replace a model of the same name. Defaults to False.
 
     Raises:
-        ValueError: a bad or taken name (before training), or as ``train_on_corpus``.
+        ValueError: a bad or taken name, or one another session is training (before training); or as
+            ``train_on_corpus``.
     """
-    name = validate_model_name(name, directory, overwrite=overwrite)
-    model = train_on_corpus(corpus, settings, progress)
-    return save_model(model, directory, name, preset=settings.preset, corpus=corpus_label, overwrite=True)
+    if overwrite:
+        name = validate_model_name(name)
+        model = train_on_corpus(corpus, settings, progress)
+        return save_model(model, directory, name, preset=settings.preset, corpus=corpus_label, overwrite=True)
+    with reserve_model_name(directory, name) as reservation:
+        model = train_on_corpus(corpus, settings, progress)
+        return reservation.save(model, preset=settings.preset, corpus=corpus_label)
 
 
 def train_default_model(directory: str | os.PathLike, progress: Progress | None = None) -> ModelRef:

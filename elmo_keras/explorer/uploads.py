@@ -7,8 +7,7 @@ corpus or model, so a bad upload changes nothing.
 
 from __future__ import annotations
 
-import csv
-import io
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -23,6 +22,7 @@ TSV_COLUMNS = ("word", "sense", "sentence", "split", "pos")  # "sentence" requir
 _ALLOWED_CONTROL = set("\t\n\r\f")
 _MAX_CONTROL_FRACTION = 0.01
 _ROWS_NAMED = 5  # a warning names at most this many rows
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # a TSV line ends at any of them, as a plain-text line does
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,18 @@ def upload_text(filename: str, data: bytes) -> str:
     return text
 
 
+def _numbered_lines(text: str) -> list[tuple[int, str]]:
+    """``(line number, line)`` for each line from the first that holds more than white space (the header)."""
+    lines = _LINE_BREAK.split(text)
+    first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    return [(number, line) for number, line in enumerate(lines[first:], start=first + 1)]
+
+
 def _is_tsv(filename: str, text: str) -> bool:
     """A header row naming ``sentence`` among tab-separated columns, or alone in a ``.tsv`` file (a plain-text
     file may well start with the word "sentence")."""
-    header = text.lstrip("\n").split("\n", 1)[0]
+    lines = _numbered_lines(text)
+    header = lines[0][1] if lines else ""
     columns = [h.strip().lower() for h in header.split("\t")]
     if "\t" not in header and not filename.lower().endswith(".tsv"):
         return False
@@ -75,15 +83,20 @@ def _is_tsv(filename: str, text: str) -> bool:
 
 
 def _tsv_records(filename: str, text: str) -> tuple[list[str], list[dict]]:
-    """``(header, records)``: the lower-cased column names and one dict per non-blank data row."""
-    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    header = [h.strip().lower() for h in next(reader)]
+    """``(header, records)``: the lower-cased column names and one dict per non-blank data row.
+
+    Fields are split at tabs, lines at ``\\n``, ``\\r\\n`` or ``\\r``; quotes are kept as they are. Nothing
+    limits a field's length but the upload's (the ``csv`` module refuses fields over 128 KiB).
+    """
+    (_, header_line), *rows = _numbered_lines(text)
+    header = [h.strip().lower() for h in header_line.split("\t")]
     unknown = [h for h in header if h and h not in TSV_COLUMNS and h not in ("id", "target_index")]
     if unknown:
         raise ValueError(f"{filename}: unknown TSV column(s) {unknown}; "
                          f"use {', '.join(TSV_COLUMNS)} (sentence required).")
     records = []
-    for line_number, fields in enumerate(reader, start=2):
+    for line_number, line in rows:
+        fields = line.split("\t")
         if not any(f.strip() for f in fields):
             continue
         if len(fields) > len(header):

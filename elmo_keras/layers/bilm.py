@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.lstm_stack import LSTMStack, run_lstm_stacks
 from elmo_keras.layers.matmul_dtype import check_matmul_dtype

@@ -29,10 +29,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import is_eager
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.crf_math import (
     IMPOSSIBLE,

@@ -22,9 +22,8 @@ row's value at its last real token:
 
 from __future__ import annotations
 
-from keras import ops
-
 from elmo_keras._backend import scan_time
+from elmo_keras._quiet import ops
 
 IMPOSSIBLE = -1e30
 IMPOSSIBLE_BELOW = IMPOSSIBLE / 2

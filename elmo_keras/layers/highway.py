@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for, product
 

@@ -9,9 +9,9 @@ negative id would select a row counted from the end of the table, and ``5.9`` wo
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import is_eager
+from elmo_keras._quiet import ops
 
 
 def check_ids(inputs, rank: int, num_ids: int, layer: str, what: str) -> None:

@@ -7,10 +7,9 @@ The layer owns the cells' weights and its settings; the recurrence itself is ``r
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import is_eager
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for
 from elmo_keras.layers.projected_lstm_cell import ProjectedLSTMCell

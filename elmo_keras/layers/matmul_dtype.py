@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import weakref
 
-from keras import ops
-
 from elmo_keras._backend import compiled_functions_take_variables_as_constants
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 
 MATMUL_DTYPES = ("float32", "bfloat16")
 

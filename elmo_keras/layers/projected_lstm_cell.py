@@ -7,9 +7,7 @@ sequences with the same weights through ``recurrence.stack_runner``.
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_finite_positive, check_int
 from elmo_keras.layers.recurrence.cell_math import lstm_step
 

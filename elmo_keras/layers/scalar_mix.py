@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 
 LAYER_NORM_EPSILON = 1e-12  # as AllenNLP's ScalarMix

@@ -6,7 +6,7 @@ A mask is `(batch, time)` bool with the real tokens first and padding after them
 
 from __future__ import annotations
 
-from keras import ops
+from elmo_keras._quiet import ops
 
 
 def sequence_lengths(mask):

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.text.vocabulary import PAD_ID

@@ -18,6 +18,7 @@ import zipfile
 import numpy as np
 
 from elmo_keras._quiet import keras
+from elmo_keras._registration import load_model
 from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES, MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE
 from elmo_keras.models.legacy_files import loadable_keras_file
 from elmo_keras.safe_files import entries_other_than, replace_directory, staging_directory
@@ -233,14 +234,14 @@ def _load_vocabulary(path: pathlib.Path, vocabulary_class: type = Vocabulary):
 
 
 def _load_keras_model(path: pathlib.Path, compile: bool = True):
-    """``keras.saving.load_model(path)`` with every failure a ``ValueError`` naming the file."""
+    """``elmo_keras.load_model(path)`` (every class registered) with every failure a ``ValueError`` naming the file."""
     problem = f"{path} is corrupted or not an elmo_keras model"
     hint = "retrain the model, or save it again from the session that trained it"
     if not zipfile.is_zipfile(path):  # Keras would say "File not found" here
         raise ValueError(f"{problem}: it is not a .keras (zip) archive (truncated or overwritten?); {hint}")
     try:
         with loadable_keras_file(path) as loadable:
-            return keras.saving.load_model(loadable, compile=compile)
+            return load_model(loadable, compile=compile)
     except TypeError as error:  # Keras turns any failure of a from_config / __init__ into a TypeError + config dump
         raise ValueError(f"{problem}: its saved config cannot rebuild the model: {_innermost_keras_error(error)}; "
                          f"{hint}") from None

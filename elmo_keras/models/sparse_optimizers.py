@@ -30,10 +30,8 @@ without the saving. Either way the gradient itself is still a dense tensor excep
 
 from __future__ import annotations
 
-from keras import ops
-
 from elmo_keras._backend import dense_gradients, touched_slices, update_touched_rows
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.models.bilm.distribution import SumsReplicasBeforeClipping, sum_over_replicas
 
 BILM_TF_LEARNING_RATE = 0.2  # bilm-tf's Adagrad (bilm/training.py: options.get('learning_rate', 0.2))

@@ -1,27 +1,49 @@
 """The files ``ElmoEmbedder.embed_file`` and ``merge_shards`` read and write: the sentence file checked and read, the
-output path checked not to destroy anything read, and the HDF5 output written under a temporary name and renamed
-into place (``writing_hdf5``), so that a failure never leaves a partial output behind.
+output path checked not to destroy anything (``check_output_destroys_nothing``), and the HDF5 output written under
+a temporary name of its own and renamed into place (``writing_hdf5``), so that a failure never leaves a partial
+output behind and two writers of one output never destroy each other.
 
 The output layout is AllenNLP's ``elmo`` command's: one dataset per input line, named by its 0-based line index
 (``"0"``, ``"1"``, ...), plus ``SENTENCE_TO_INDEX``, a 1-element string dataset holding JSON that maps each sentence
-text to its dataset name.
+text to its dataset name. Every file ``writing_hdf5`` writes (``embed``, ``embed --shard``, ``merge-shards``) also
+carries the root attribute ``OUTPUT_ATTRIBUTE = OUTPUT_MARK`` (``elmo_keras_output = "embed"``).
+
+**Which existing outputs may be replaced** (``is_embed_output``): one of ours, i.e. an HDF5 file with that
+attribute, or (files written before it existed, and AllenNLP's) an HDF5 file whose root holds a
+``sentence_to_index`` dataset and otherwise only datasets named by decimal line numbers; or an empty
+(0-byte) file, which holds nothing to lose. Anything else (a corpus, a weight file, notes) is refused in one line:
+replacing it would destroy it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import json
 import os
+import re
+import tempfile
 from collections.abc import Iterator, Mapping
 
 import h5py
 
-from elmo_keras.safe_files import refuse_overwriting
+from elmo_keras.pretrained.cache_layout import refuse_cache_output
+from elmo_keras.safe_files import OutputOverwritesInputError, new_file_mode, refuse_overwriting
 from elmo_keras.text.sentence_files import sentence_lines
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: stale partial files are then left for the user to delete
+    fcntl = None
 
 SENTENCE_TO_INDEX = "sentence_to_index"  # the dataset name AllenNLP's `elmo` command writes
 EMPTY_INPUT = "{path} is empty: there is nothing to embed; give a file with one sentence per line"
-PARTIAL_SUFFIX = ".partial"  # outputs are written as OUTPUT.partial, then renamed to OUTPUT
+PARTIAL_SUFFIX = ".partial"  # outputs are written as .OUTPUT.XXXXXXXX.partial beside OUTPUT, then renamed to it
+OUTPUT_ATTRIBUTE = "elmo_keras_output"  # root attribute of every file writing_hdf5 writes
+OUTPUT_MARK = "embed"  # its value: the embed command's layout (embed, embed --shard and merge-shards write it)
+_LINE_NAME = re.compile(r"[0-9]+")
+_ANY_PARTIAL_NAME = re.compile(rf"\..+\.[a-z0-9_]{{8}}{re.escape(PARTIAL_SUFFIX)}")  # writing_hdf5's, of any output
 
 
 def read_sentence_file(path: str | os.PathLike) -> list[str]:
@@ -66,29 +88,124 @@ def check_input_file(path: str | os.PathLike) -> str:
 def check_embed_paths(input_file, output_file, source_files: Mapping[str, str | os.PathLike | None],
                       source_directories: Mapping[str, str | os.PathLike | None]) -> tuple[str, str]:
     """``(input_file, output_file)`` as str, checked (``check_input_file``, ``check_output_file``) and checked
-    not to destroy what is read: neither the output nor its temporary ``.partial`` file may be the input or one
-    of ``source_files``, or lie inside one of ``source_directories`` (``{description: path}``, None skipped).
+    not to destroy anything (``check_output_destroys_nothing``): the output may not be the input or one of
+    ``source_files``, lie inside one of ``source_directories`` (``{description: path}``, None skipped) or the
+    download cache, be a cache record, lock or partial download, or be an existing file that is not an output of
+    ours (a text file given as the output is refused, not replaced).
 
     Raises:
         FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError: see the two checks.
-        OutputOverwritesInputError: the output would replace something read (both paths named).
+        OutputOverwritesInputError: the output would replace something that must stay (both paths named).
     """
     input_file = check_input_file(input_file)
     output_file = check_output_file(output_file)
-    refuse_overwriting_read_files(output_file, {"the input file": input_file, **source_files}, source_directories)
+    check_output_destroys_nothing(output_file, {"the input file": input_file, **source_files}, source_directories)
     return input_file, output_file
+
+
+def check_output_destroys_nothing(output_file: str, files: Mapping[str, str | os.PathLike | None],
+                                  directories: Mapping[str, str | os.PathLike | None] | None = None,
+                                  input_sha256: str | None = None) -> None:
+    """Every check that writing ``output_file`` destroys nothing, before any work starts: it is none of ``files``
+    and lies in none of ``directories`` (``refuse_overwriting_read_files``), it is no part of the download cache
+    (``cache_layout.refuse_cache_output``), it is not named like a temporary file of ``writing_hdf5``, and an
+    existing file there is an output of ours (``refuse_foreign_output``; ``input_sha256``: the SHA-256 of the input
+    the output was made from, to name a copy of it as such).
+
+    Raises:
+        OutputOverwritesInputError: one line naming the output, what it is and how to fix it.
+    """
+    refuse_overwriting_read_files(output_file, files, directories)
+    refuse_cache_output(output_file)
+    if _ANY_PARTIAL_NAME.fullmatch(os.path.basename(output_file)):  # another writer's, which it will rename away
+        raise OutputOverwritesInputError(
+            f"output {output_file} is named like the temporary file of another output (.NAME.XXXXXXXX"
+            f"{PARTIAL_SUFFIX}), which a run writing NAME owns; choose another output path")
+    refuse_foreign_output(output_file, input_sha256)
 
 
 def refuse_overwriting_read_files(output_file: str, files: Mapping[str, str | os.PathLike | None],
                                   directories: Mapping[str, str | os.PathLike | None] | None = None) -> None:
-    """Raise ``OutputOverwritesInputError`` if ``output_file`` or its ``.partial`` file is one of ``files`` or lies in
-    one of ``directories`` (``{description: path}``, as ``safe_files.refuse_overwriting``)."""
+    """Raise ``OutputOverwritesInputError`` if ``output_file`` is one of ``files`` or lies in one of ``directories``
+    (``{description: path}``, as ``safe_files.refuse_overwriting``), or if one of ``files`` is named like a
+    temporary file of ``output_file`` (``.NAME.XXXXXXXX.partial`` beside it), which ``writing_hdf5`` deletes when
+    no process holds it. The temporary file itself is new (created exclusively), so it can replace nothing."""
     refuse_overwriting(output_file, files, directories)
-    refuse_overwriting(output_file + PARTIAL_SUFFIX, files, directories, what="temporary output file")
+    for description, path in files.items():
+        if path is not None and is_partial_of(path, output_file):
+            raise OutputOverwritesInputError(
+                f"{description} {os.fspath(path)} is named like a temporary file of the output {output_file} "
+                f"(.NAME.XXXXXXXX{PARTIAL_SUFFIX}), which writing the output deletes when no process is writing it; "
+                "rename it or choose another output path")
+
+
+def is_partial_of(path: str | os.PathLike, output_file: str | os.PathLike) -> bool:
+    """Whether ``path`` is named like a temporary file ``writing_hdf5`` makes for ``output_file``, beside it."""
+    path, output_file = os.path.abspath(os.fspath(path)), os.path.abspath(os.fspath(output_file))
+    same_directory = os.path.realpath(os.path.dirname(path)) == os.path.realpath(os.path.dirname(output_file))
+    return same_directory and _partial_name(os.path.basename(output_file)).fullmatch(os.path.basename(path)) is not None
+
+
+def _partial_name(output_name: str) -> re.Pattern:
+    """``.NAME.XXXXXXXX.partial`` (``tempfile``'s 8 characters) for the output file name ``NAME``."""
+    return re.compile(rf"\.{re.escape(output_name)}\.[a-z0-9_]{{8}}{re.escape(PARTIAL_SUFFIX)}")
+
+
+def is_embed_output(path: str | os.PathLike) -> bool:
+    """Whether the existing file ``path`` is an output of ours that may be replaced (the module docstring says
+    which): the ``OUTPUT_ATTRIBUTE`` attribute, or the embed layout of an older (or AllenNLP's) file, or 0 bytes.
+    Only an attribute, or the root's names and kinds, are read, not the data."""
+    path = os.fspath(path)
+    if os.path.getsize(path) == 0:
+        return True
+    if not h5py.is_hdf5(path):
+        return False
+    try:
+        with h5py.File(path, "r") as handle:
+            if handle.attrs.get(OUTPUT_ATTRIBUTE) == OUTPUT_MARK:
+                return True
+            names = list(handle)
+            return (SENTENCE_TO_INDEX in names and all(
+                (name == SENTENCE_TO_INDEX or _LINE_NAME.fullmatch(name))
+                and handle.get(name, getclass=True) is h5py.Dataset for name in names))
+    except (OSError, KeyError, RuntimeError, TypeError, ValueError):  # a damaged file: not known to be ours
+        return False
+
+
+def refuse_foreign_output(output_file: str, input_sha256: str | None = None) -> None:
+    """Raise unless ``output_file`` is absent or an output of ours (``is_embed_output``).
+
+    Args:
+        output_file: the path about to be written.
+        input_sha256: hex SHA-256 of the input the output is made from (a shard's record), or None; a foreign
+            output holding exactly that content is named as the input (``merge-shards CORPUS SHARD...``, the
+            output forgotten).
+
+    Raises:
+        OutputOverwritesInputError: naming the file and how to fix it.
+    """
+    if not os.path.isfile(output_file) or is_embed_output(output_file):
+        return
+    if input_sha256 is not None and _sha256(output_file) == input_sha256:
+        raise OutputOverwritesInputError(
+            f"output {output_file} is the input the shards were embedded from (its SHA-256 is the one they record), "
+            "and writing it would destroy it; give the output file first: merge-shards OUTPUT SHARD...")
+    raise OutputOverwritesInputError(
+        f"output {output_file} exists and is not an HDF5 file written by embed or merge-shards, so writing it "
+        "would destroy it; choose another output path, or delete the file first if it is not needed")
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def check_output_file(path: str | os.PathLike) -> str:
-    """``path`` as a str, checked to be a file name that can be written (an existing file is replaced).
+    """``path`` as a str, checked to be a file name that can be written (whether an existing file there may be
+    replaced is ``check_output_destroys_nothing``'s question).
 
     Raises:
         IsADirectoryError: ``path`` is a directory.
@@ -113,20 +230,91 @@ def check_output_file(path: str | os.PathLike) -> str:
 
 @contextlib.contextmanager
 def writing_hdf5(output_file: str) -> Iterator[h5py.File]:
-    """An HDF5 file open for writing as ``output_file + ".partial"``, renamed to ``output_file`` when the block ends
-    without an error and deleted when it raises (Ctrl-C included): a reader never sees a partial output.
+    """An HDF5 file open for writing under a temporary name of its own beside ``output_file``
+    (``.NAME.XXXXXXXX.partial``, created exclusively), renamed to ``output_file`` when the block ends without an
+    error and deleted when it raises (Ctrl-C included): a reader never sees a partial output. The file carries the
+    root attribute ``OUTPUT_ATTRIBUTE`` from the start.
+
+    Two writers of one output each write their own temporary file; each rename is atomic, so ``output_file`` is
+    always the previous file or one writer's complete file (the last to finish wins), and a failing writer deletes
+    only its own temporary file. Where ``fcntl`` exists, the writer holds an ``flock`` on its temporary file while it
+    writes, and the temporary files of ``output_file`` that no process holds (left by a killed run) are deleted when
+    the next write of it starts.
 
     Args:
-        output_file: the final path, checked by the caller (``check_output_file``, ``refuse_overwriting_read_files``).
+        output_file: the final path, checked by the caller (``check_output_file``, ``check_output_destroys_nothing``).
     """
-    partial = output_file + PARTIAL_SUFFIX
+    _remove_stale_partials(output_file)
+    descriptor, partial = _new_partial(output_file)
     try:
-        with h5py.File(partial, "w") as handle:
+        os.chmod(partial, new_file_mode())  # mkstemp's 0600 → what any new file gets here
+        # HDF5's own lock is off: the flock on ``descriptor`` (another open file) marks the file as being written
+        with h5py.File(partial, "w", locking=False) as handle:
+            handle.attrs[OUTPUT_ATTRIBUTE] = OUTPUT_MARK
             yield handle
         os.replace(partial, output_file)
     finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+        with contextlib.suppress(FileNotFoundError):
+            if _holds(descriptor, partial):  # still ours at that name: not yet renamed
+                os.unlink(partial)
+        os.close(descriptor)
+
+
+def _new_partial(output_file: str) -> tuple[int, str]:
+    """A new temporary file beside ``output_file`` and an open descriptor of it, locked (``flock``) where possible."""
+    directory, name = os.path.dirname(output_file) or os.curdir, os.path.basename(output_file)
+    while True:
+        descriptor, partial = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=PARTIAL_SUFFIX)
+        if fcntl is not None:
+            _lock(descriptor, blocking=True)  # None (no locks on this file system): unlocked, never taken for stale
+        if _holds(descriptor, partial):
+            return descriptor, partial
+        os.close(descriptor)  # another run took it for stale in the instant before the lock, and deleted it: again
+
+
+def _lock(descriptor: int, blocking: bool) -> bool | None:
+    """``flock(LOCK_EX)``: True when held, False when another process holds it, None where the file system has no
+    locks."""
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except OSError as error:
+        if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            return False
+        return None
+    return True
+
+
+def _holds(descriptor: int, path: str) -> bool:
+    """Whether ``path`` is still the file open as ``descriptor``."""
+    try:
+        return os.path.samestat(os.fstat(descriptor), os.lstat(path))
+    except FileNotFoundError:
+        return False
+
+
+def _remove_stale_partials(output_file: str) -> None:
+    """Delete the temporary files of ``output_file`` that no process is writing (their ``flock`` is free)."""
+    if fcntl is None:
+        return
+    directory, pattern = os.path.dirname(output_file) or os.curdir, _partial_name(os.path.basename(output_file))
+    try:
+        with os.scandir(directory) as entries:
+            stale = [entry.path for entry in entries
+                     if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return
+    for path in stale:
+        try:
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            continue
+        try:
+            if _lock(descriptor, blocking=False) and _holds(descriptor, path):  # free: its writer is gone
+                os.unlink(path)
+        except OSError:
+            pass
+        finally:
+            os.close(descriptor)
 
 
 def write_sentence_to_index(handle: h5py.File, sentence_to_index: Mapping[str, str]) -> None:

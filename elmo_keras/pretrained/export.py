@@ -36,6 +36,7 @@ import numpy as np
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.models.bilm.language_model import BiLanguageModel
+from elmo_keras.pretrained.cache_layout import refuse_cache_output
 from elmo_keras.pretrained.options import CharCNNOptions, ElmoOptions, LSTMOptions
 from elmo_keras.pretrained.weights import (
     BACKWARD,
@@ -284,7 +285,8 @@ def export_pretrained(model, options_file: str | os.PathLike, weight_file: str |
             ``BiLM`` or a model without a vocabulary, two outputs on one path, or an existing HDF5 ``weight_file``
             holding tensors this export would not write (listed) or that cannot be read.
         OutputOverwritesInputError: an output is one of the files the model was loaded or fine-tuned from
-            (``pretrained_sources``), symlinks and hard links included.
+            (``pretrained_sources``), symlinks and hard links included; or it lies in the download cache, or is a
+            cache record (``NAME.sha256``), lock (``NAME.lock``) or partial download of a file beside it.
     """
     bilm = bilm_of(model)
     outputs = {"the options file": options_file, "the weight file": weight_file, "the vocabulary file": vocabulary_file}
@@ -322,7 +324,8 @@ def pretrained_sources(model) -> dict[str, str]:
 
 
 def _check_outputs(model, outputs: dict) -> None:
-    """Refuse two outputs on one path, and any output onto a file the model was loaded or fine-tuned from."""
+    """Refuse two outputs on one path, any output onto a file the model was loaded or fine-tuned from, and any
+    output in the download cache or onto a cache record, lock or partial download (``refuse_cache_output``)."""
     given = {what: path for what, path in outputs.items() if path is not None}
     whats = list(given)
     for index, what in enumerate(whats):
@@ -330,6 +333,8 @@ def _check_outputs(model, outputs: dict) -> None:
     read = pretrained_sources(model)
     for what, path in given.items():
         refuse_overwriting(path, read, what=what)
+    for what, path in given.items():
+        refuse_cache_output(path, what=what)
 
 
 def _check_no_tensor_lost(weight_file, tensors: dict) -> None:

@@ -19,7 +19,8 @@ the merge can see that every shard is there.
 count and SHA-256 (of its bytes as stored, a ``.gz`` file compressed), the block size, the batch size and the output
 format. ``merge_shards`` checks that the files are N shards ``1/N … N/N`` of one run (each once, none missing, same
 input, same block size and format), that each holds exactly its own lines, and writes the one-process output under a
-temporary name, renamed into place at the end.
+temporary name, renamed into place at the end. Every recorded number and every dataset is checked against what the
+files can hold before it is used (``shard_checks``); ``N`` is at most ``limits.MAX_SHARDS`` (100,000).
 """
 
 from __future__ import annotations
@@ -29,19 +30,26 @@ import hashlib
 import itertools
 import numbers
 import os
+import re
 from collections.abc import Sequence
 
 import h5py
 
+from elmo_keras.limits import MAX_SHARDS
 from elmo_keras.pretrained.embedder_files import (
     EMPTY_INPUT,
-    SENTENCE_TO_INDEX,
     check_input_file,
+    check_output_destroys_nothing,
     check_output_file,
-    read_sentence_to_index,
-    refuse_overwriting_read_files,
     write_sentence_to_index,
     writing_hdf5,
+)
+from elmo_keras.pretrained.shard_checks import (
+    ShardFileError,
+    check_line_range,
+    check_shard_contents,
+    finite_values,
+    record_values,
 )
 from elmo_keras.text.sentence_files import sentence_lines
 
@@ -49,37 +57,55 @@ SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth o
 
 ATTRIBUTE_PREFIX = "elmo_keras_shard_"  # the root attributes of a shard file: elmo_keras_shard_<field>
 HASH_CHUNK_BYTES = 1 << 20
+_SHARD_TEXT = re.compile(r"\s*([0-9]+)\s*/\s*([0-9]+)\s*")
 
 
 def parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` (``embed --shard``) → ``(K, N)``, checked by ``check_shard``.
 
     Raises:
-        ValueError: not two integers around a ``/``, or ``K`` outside ``1 … N``.
+        ValueError: not two whole numbers (ASCII digits) around a ``/``, ``N`` over ``limits.MAX_SHARDS``, or ``K``
+            outside ``1 … N``.
     """
-    k, slash, n = text.strip().partition("/")
-    if not slash or not k.strip().isdigit() or not n.strip().isdigit():
+    match = _SHARD_TEXT.fullmatch(text)
+    if match is None:
         raise ValueError(f"a shard is K/N with whole numbers 1 <= K <= N (e.g. 1/4 for the first of 4 shards), "
-                         f"received {text!r}")
+                         f"received {text!r:.60}")
+    k, n = (digits.lstrip("0") or "0" for digits in match.groups())
+    if len(n) > len(str(MAX_SHARDS)):  # before int(): int() itself refuses a number of 5,000 digits
+        raise ValueError(f"the number of shards N must be at most {MAX_SHARDS:,}, received a number of {len(n):,} "
+                         f"digits ({n[:12]}…)")
+    if len(k) > len(n):
+        raise ValueError(f"shard K must be between 1 and N={n} (K is counted from 1: the first shard is 1/{n}), "
+                         f"received a number of {len(k):,} digits ({k[:12]}…)")
     return check_shard((int(k), int(n)))
 
 
 def check_shard(shard) -> tuple[int, int]:
-    """``shard`` as ``(K, N)``, checked to be two ints with ``1 <= K <= N`` (K is 1-based).
+    """``shard`` as ``(K, N)``, checked to be two ints with ``1 <= K <= N <= limits.MAX_SHARDS`` (K is 1-based).
 
     Raises:
-        ValueError: not a pair of ints, ``N < 1``, or ``K`` outside ``1 … N``.
+        ValueError: not a pair of ints, ``N`` outside ``1 … MAX_SHARDS``, or ``K`` outside ``1 … N``.
     """
     if (isinstance(shard, str) or not isinstance(shard, Sequence) or len(shard) != 2
             or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in shard)):
-        raise ValueError(f"shard must be a pair (K, N) of ints, shard K of N with K counted from 1, received {shard!r}")
+        raise ValueError(f"shard must be a pair (K, N) of ints, shard K of N with K counted from 1, received "
+                         f"{shard!r:.80}")
     k, n = int(shard[0]), int(shard[1])
     if n < 1:
-        raise ValueError(f"the number of shards N must be >= 1, received {n} (shard {k}/{n})")
+        raise ValueError(f"the number of shards N must be >= 1, received {_short(n)} (shard {_short(k)}/{_short(n)})")
+    if n > MAX_SHARDS:
+        raise ValueError(f"the number of shards N must be at most {MAX_SHARDS:,} (a shard is whole windows of "
+                         f"--batch-size × {SORT_WINDOW_BATCHES} lines), received {_short(n)}")
     if not 1 <= k <= n:
         raise ValueError(f"shard K must be between 1 and N={n} (K is counted from 1: the first shard is 1/{n}), "
-                         f"received {k}/{n}")
+                         f"received {_short(k)}/{n}")
     return k, n
+
+
+def _short(number: int) -> str:
+    """``number`` as text, a huge one cut (``str()`` of an int of 5,000 digits is itself an error)."""
+    return f"{number}" if abs(number) < 10**30 else f"a number of {int(number.bit_length() * 0.30103) + 1:,} digits"
 
 
 def shard_lines(k: int, n: int, input_lines: int, block_lines: int) -> range:
@@ -133,24 +159,22 @@ class ShardRecord:
 
     @classmethod
     def read(cls, path: str) -> ShardRecord:
-        """The record of the shard file ``path``.
+        """The record of the shard file ``path``, every field checked against what ``embed --shard`` writes
+        (``shard_checks.record_values``: types, ranges, ``block_lines``, the ``first_line``/``stop_line`` range).
 
         Raises:
-            ValueError: ``path`` is not an HDF5 file, or not one written by ``embed --shard`` (attributes missing).
+            ShardFileError (a ValueError): ``path`` is not an HDF5 file, not one written by ``embed --shard``
+                (attributes missing), or its record is damaged (one line naming the attribute).
         """
         try:
-            with h5py.File(path, "r") as handle:
-                attributes = dict(handle.attrs)
+            handle = h5py.File(path, "r")
         except OSError as error:
-            raise ValueError(f"{path} is not an HDF5 file ({error}); give the files written by embed --shard") from None
-        fields = [field.name for field in dataclasses.fields(cls)]
-        missing = [field for field in fields if ATTRIBUTE_PREFIX + field not in attributes]
-        if missing:
-            raise ValueError(f"{path} is not a shard written by embed --shard K/N (it has no {ATTRIBUTE_PREFIX}"
-                             f"{missing[0]} attribute); only shards can be merged")
-        text_fields = ("input_sha256", "output_format")  # the others are ints (NumPy integers in the file)
-        return cls(**{field: (str if field in text_fields else int)(attributes[ATTRIBUTE_PREFIX + field])
-                      for field in fields})
+            raise ShardFileError(f"{path} is not an HDF5 file ({error}); give the files written by embed "
+                                 "--shard") from None
+        with handle:
+            record = cls(**record_values(path, handle.attrs, ATTRIBUTE_PREFIX, SORT_WINDOW_BATCHES))
+            check_line_range(path, handle.attrs, ATTRIBUTE_PREFIX, record.lines)
+        return record
 
 
 def read_shard_input(path: str, shard: tuple[int, int], batch_size: int, block_lines: int,
@@ -178,11 +202,18 @@ def merge_shards(output_file: str | os.PathLike, shard_files: Sequence[str | os.
     """Merge the N shard files of one ``embed --shard K/N`` run into the one-process output.
 
     The result holds the one-process output's datasets, in its order, with equal values (copied bit for bit), and
-    its ``sentence_to_index`` (the same JSON text); it carries no shard attributes. It is written as
-    ``output_file + ".partial"`` and renamed at the end; nothing is written unless every check passes.
+    its ``sentence_to_index`` (the same JSON text); it carries no shard attributes. It is written under a temporary
+    name of its own and renamed at the end (``embedder_files.writing_hdf5``); ``output_file`` is replaced only if
+    every check passes.
+
+    Every check but one is made before anything is written: the output path (``check_output_destroys_nothing``: not
+    a shard, not the input the shards were embedded from, not in the download cache, and an existing file there an
+    output of ours), the records (``ShardRecord.read``), that the files are the N shards of one run, and every
+    shard's members (``shard_checks.check_shard_contents``). That the values are finite is checked as they are
+    copied.
 
     Args:
-        output_file: the HDF5 file to write (an existing file is replaced; it may not be one of the shards).
+        output_file: the HDF5 file to write (an existing output of embed or merge-shards is replaced, nothing else).
         shard_files: the shard files, in any order.
 
     Returns:
@@ -190,35 +221,44 @@ def merge_shards(output_file: str | os.PathLike, shard_files: Sequence[str | os.
 
     Raises:
         ValueError: no shard files; a file that is not a shard; shards of different runs (another input, N, block
-            size or output format); a shard given twice; a shard missing; a shard whose datasets are not exactly its
-            own lines. Each message names the file(s).
-        OutputOverwritesInputError (a ValueError): ``output_file`` is one of the shards.
+            size or output format); a shard given twice; a shard missing; a damaged or hostile shard
+            (``ShardFileError``: a record, dataset or ``sentence_to_index`` that is not what embed writes, NaN or
+            infinite values). Each message names the file(s).
+        OutputOverwritesInputError (a ValueError): ``output_file`` is one of the shards, the input they were
+            embedded from, part of the download cache, or an existing file that is not an output of ours.
         FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError: a bad shard or output path.
     """
     if isinstance(shard_files, (str, os.PathLike)) or not shard_files:
         raise ValueError("give the shard files to merge: all N files written by embed --shard 1/N … N/N")
     output_file = check_output_file(output_file)
     paths = [check_input_file(path) for path in shard_files]
-    refuse_overwriting_read_files(output_file, {f"shard file {path}": path for path in paths})
-    ordered = _in_shard_order(paths, [ShardRecord.read(path) for path in paths])
+    records = [ShardRecord.read(path) for path in paths]
+    check_output_destroys_nothing(output_file, {f"shard file {path}": path for path in paths},
+                                  input_sha256=records[0].input_sha256)
+    ordered = _in_shard_order(paths, records)
     sentence_to_index: dict[str, str] = {}
+    layout: dict = {}  # the layers and dim every dataset of every shard shares
+    for path, record in ordered:
+        with h5py.File(path, "r") as source:
+            sentence_to_index.update(check_shard_contents(path, source, f"shard {record.k}/{record.n}",
+                                                          record.lines, record.output_format, layout))
     with writing_hdf5(output_file) as output:
         for path, record in ordered:
             with h5py.File(path, "r") as source:
-                sentence_to_index.update(_check_contents(path, source, record))
                 for index in record.lines:
-                    source.copy(source[str(index)], output, name=str(index))
+                    output.create_dataset(str(index), data=finite_values(path, source[str(index)]))
         write_sentence_to_index(output, sentence_to_index)
     return ordered[0][1].input_lines
 
 
 def _in_shard_order(paths: list[str], records: list[ShardRecord]) -> list[tuple[str, ShardRecord]]:
-    """``(path, record)`` sorted by K, checked to be the N shards of one run, each once."""
+    """``(path, record)`` sorted by K, checked to be the N shards of one run, each once (a missing shard is found
+    without enumerating all N: at most ``len(paths) + 10`` numbers are looked at)."""
     first_path, first = paths[0], records[0]
     for path, record in zip(paths, records):
         if (record.input_sha256, record.input_lines) != (first.input_sha256, first.input_lines):
-            raise ValueError(f"{path} is a shard of another input than {first_path} ({record.input_lines} lines, "
-                             f"sha256 {record.input_sha256[:12]}… vs {first.input_lines} lines, sha256 "
+            raise ValueError(f"{path} is a shard of another input than {first_path} ({record.input_lines:,} lines, "
+                             f"sha256 {record.input_sha256[:12]}… vs {first.input_lines:,} lines, sha256 "
                              f"{first.input_sha256[:12]}…); merge the shards of one input only")
         if record.n != first.n:
             raise ValueError(f"{path} is shard {record.k}/{record.n} but {first_path} is shard {first.k}/{first.n}; "
@@ -227,30 +267,15 @@ def _in_shard_order(paths: list[str], records: list[ShardRecord]) -> list[tuple[
             raise ValueError(f"{path} was embedded with --batch-size {record.batch_size} --{record.output_format}, "
                              f"{first_path} with --batch-size {first.batch_size} --{first.output_format}; embed "
                              "every shard with the same options")
-    by_k: dict[int, str] = {}
+    by_k: dict[int, tuple[str, ShardRecord]] = {}
     for path, record in zip(paths, records):
         if record.k in by_k:
-            raise ValueError(f"shard {record.k}/{record.n} is given twice: {by_k[record.k]} and {path}")
-        by_k[record.k] = path
-    missing = [f"{k}/{first.n}" for k in range(1, first.n + 1) if k not in by_k]
-    if missing:
-        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-        raise ValueError(f"shard {shown} missing: give all {first.n} shards of the run (embed --shard K/{first.n} "
+            raise ValueError(f"shard {record.k}/{record.n} is given twice: {by_k[record.k][0]} and {path}")
+        by_k[record.k] = (path, record)
+    if len(by_k) < first.n:
+        absent = first.n - len(by_k)
+        missing = list(itertools.islice((k for k in range(1, first.n + 1) if k not in by_k), 10))
+        shown = ", ".join(f"{k}/{first.n}" for k in missing) + (f" and {absent - 10:,} more" if absent > 10 else "")
+        raise ValueError(f"shard {shown} missing: give all {first.n:,} shards of the run (embed --shard K/{first.n} "
                          f"for each missing K)")
-    return [(by_k[k], records[paths.index(by_k[k])]) for k in range(1, first.n + 1)]
-
-
-def _check_contents(path: str, source: h5py.File, record: ShardRecord) -> dict[str, str]:
-    """Raise unless the shard file holds exactly its lines' datasets and their ``sentence_to_index``; return that."""
-    expected = {str(index) for index in record.lines} | {SENTENCE_TO_INDEX}
-    if set(source) != expected:
-        extra, absent = sorted(set(source) - expected), sorted(expected - set(source))
-        raise ValueError(f"{path} (shard {record.k}/{record.n}) should hold the datasets of lines "
-                         f"{record.lines.start}–{record.lines.stop - 1} and {SENTENCE_TO_INDEX}; it "
-                         + (f"lacks {absent[:3]}" if absent else f"also holds {extra[:3]}") + "; embed it again")
-    index = read_sentence_to_index(source)
-    stray = [name for name in index.values() if name not in expected]
-    if stray:
-        raise ValueError(f"{path}: its {SENTENCE_TO_INDEX} names datasets outside its lines ({stray[:3]}); embed it "
-                         "again")
-    return index
+    return [by_k[k] for k in range(1, first.n + 1)]

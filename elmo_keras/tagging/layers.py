@@ -7,9 +7,7 @@ travels as its config and weights, frozen.
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.crf import CRF
 from elmo_keras.layers.elmo import Elmo

@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import branch_test_step, branch_train_step, loss_and_gradients, uses_stateless_steps
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.limits import check_batch_size
 from elmo_keras.tagging.inputs import bounded_batches, check_task, checked_sentences, checked_task_names
 from elmo_keras.tagging.layers import TagHead

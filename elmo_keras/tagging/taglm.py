@@ -8,9 +8,7 @@ was trained on unlabelled text only and stays frozen; its vector for a token is 
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.tagging.layers import BiLSTM, TokenFeatures, frozen_elmo
 from elmo_keras.tagging.sequence_tagger import SequenceTagger
 

@@ -14,9 +14,7 @@ Backward through one step (seed notes §17):
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_finite_positive, check_int
 
 MAX_FORGET_BIAS = 20.0  # σ(20) = 1 − 2e-9: beyond that the gate cannot move

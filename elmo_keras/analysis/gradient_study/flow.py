@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from keras import ops
 
 from elmo_keras._backend import input_gradients
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
 from elmo_keras.argument_checks import check_finite_positive
 

@@ -8,9 +8,7 @@ gradient with respect to an input tensor is all ``_backend.input_gradients`` nee
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.analysis.gradient_study.cells import ForgetGateLSTMCell, TanhRNNCell, check_forget_bias
 from elmo_keras.argument_checks import check_finite_positive, check_int
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.classification.views import MODEL_TITLES, SlidingStep, sliding_step
 from elmo_keras.explorer.first_use import FirstUseModels

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from elmo_keras._quiet import keras
+from elmo_keras._registration import load_model
 from elmo_keras.analysis.gradient_study.models import RecurrentClassifier
 from elmo_keras.analysis.gradient_study.results import EXPLODING_SCALE as EXPLODING_SCALE  # re-exported for the page
 from elmo_keras.analysis.gradient_study.results import INITIAL as INITIAL  # re-exported for the page
@@ -191,7 +191,7 @@ def load_gradient_models(models_dir: str | os.PathLike) -> TrainedModels:
     models = {}
     for label, name in MODEL_FILES.items():
         try:
-            models[label] = keras.saving.load_model(directory / name, compile=False)
+            models[label] = load_model(directory / name, compile=False)
         except Exception as error:  # a truncated zip, a wrong class, missing weights: all mean "retrain"
             raise ValueError(f"{directory / name} cannot be loaded ({type(error).__name__}: {error}); "
                              f"retrain the models") from error

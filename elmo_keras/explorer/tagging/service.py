@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
 from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.first_use import FirstUseModels

@@ -24,8 +24,7 @@ which differentiates ``lstm_update``) and ``stack_runner``.
 
 from __future__ import annotations
 
-from keras import ops
-
+from elmo_keras._quiet import ops
 from elmo_keras.layers.matmul_dtype import narrow_matmul, product
 
 

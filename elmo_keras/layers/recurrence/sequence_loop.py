@@ -12,9 +12,8 @@ over all steps. The equations are ``cell_math.lstm_update``'s (the forward loop 
 
 from __future__ import annotations
 
-from keras import ops
-
 from elmo_keras._backend import scan_time
+from elmo_keras._quiet import ops
 from elmo_keras.layers.recurrence.cell_math import lstm_step, lstm_update
 
 

@@ -30,10 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from keras import ops
-
 from elmo_keras._backend import fused_elementwise
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.layers.input_checks import check_left_aligned
 from elmo_keras.layers.matmul_dtype import matrix, product
 from elmo_keras.layers.recurrence.sequence_loop import (

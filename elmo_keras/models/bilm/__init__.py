@@ -7,26 +7,6 @@ exact resume (``checkpoints``, ``checkpoint_files``), ``precision`` (float32 or 
 The names below are imported on first use (``_lazy``): ``import elmo_keras.models.bilm`` does not load Keras.
 """
 
-from typing import TYPE_CHECKING
+from elmo_keras._lazy import attach_stub
 
-from elmo_keras._lazy import lazy_exports
-
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "elmo_keras.models.bilm.checkpoint_files": ["CheckpointError"],
-    "elmo_keras.models.bilm.directory": ["load_bilm"],
-    "elmo_keras.models.bilm.evaluation": ["perplexities", "unigram_perplexity"],
-    "elmo_keras.models.bilm.language_model": ["BiLanguageModel", "Perplexity", "build_bilm_lm"],
-    "elmo_keras.models.bilm.presets": ["PRESETS", "BiLMConfig", "get_preset"],
-    "elmo_keras.models.bilm.training": ["train_bilm"],
-})
-
-if TYPE_CHECKING:  # what static tools and IDEs see
-    from elmo_keras.models.bilm.checkpoint_files import CheckpointError
-    from elmo_keras.models.bilm.directory import load_bilm
-    from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
-    from elmo_keras.models.bilm.language_model import BiLanguageModel, Perplexity, build_bilm_lm
-    from elmo_keras.models.bilm.presets import PRESETS, BiLMConfig, get_preset
-    from elmo_keras.models.bilm.training import train_bilm
-
-__all__ = ["PRESETS", "BiLMConfig", "BiLanguageModel", "CheckpointError", "Perplexity", "build_bilm_lm",
-           "get_preset", "load_bilm", "perplexities", "train_bilm", "unigram_perplexity"]
+__getattr__, __dir__, __all__ = attach_stub(__name__, __file__)

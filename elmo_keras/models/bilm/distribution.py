@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import contextlib
 
-from keras import ops
-
 from elmo_keras._backend.distribution import (
     check_strategy_backend,
     is_multi_worker,
@@ -39,7 +37,7 @@ from elmo_keras._backend.distribution import (
     sum_over_replicas,
 )
 from elmo_keras._backend.execution import backend_name
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
 

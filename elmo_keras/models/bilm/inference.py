@@ -17,9 +17,9 @@ import weakref
 from collections.abc import Sequence
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import compile_for_inference, compiles_per_shape, padded_time, replicated_inference
+from elmo_keras._quiet import ops
 from elmo_keras.text.batching import SentenceIds
 from elmo_keras.text.char_ids import trim_character_padding
 

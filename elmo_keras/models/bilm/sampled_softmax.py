@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import math
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.text.vocabulary import PAD_ID
 
 FIRST_CANDIDATE_ID = PAD_ID + 1  # rank 0 of the sampler; PAD_ID is never a target, so never a negative

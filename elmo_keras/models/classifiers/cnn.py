@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from keras import ops
 
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding._checks import check_token_ids
 from elmo_keras.limits import check_length

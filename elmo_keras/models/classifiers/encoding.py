@@ -8,8 +8,8 @@ per model call is at most ``batch_size × MAX_CLASSIFIER_TOKENS`` tokens whateve
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.limits import check_batch_size, check_length
 from elmo_keras.models.seq2seq.encoding import encode_sources
 from elmo_keras.text.sentences import as_token_lists

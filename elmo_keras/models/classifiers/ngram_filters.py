@@ -8,9 +8,7 @@ einsums over shifted copies of the sentence matrix (a convolution over time, not
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 
 

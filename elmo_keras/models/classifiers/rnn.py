@@ -7,9 +7,7 @@ state at the last real token and the backward RNN's state at the first token (it
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.models.classifiers.base import CELLS, POOLINGS, TextClassifier
 from elmo_keras.text.vocabulary import PAD_ID

@@ -4,8 +4,8 @@ ELBO bound with its two terms."""
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.data.dialogue import dialogue_examples
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.dialogue.encoding import encode_dialogues

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from keras import ops
+from elmo_keras._quiet import ops
 
 
 def reparameterize(mean, log_var, noise):

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.argument_checks import check_int
 from elmo_keras.decoding import beam_search, greedy, sample
 from elmo_keras.decoding._checks import check_candidates, check_max_len, check_rows, check_sampling_args

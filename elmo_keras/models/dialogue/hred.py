@@ -25,9 +25,7 @@ padded turns are masked.
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.decoding.prefix_scorer import PrefixScorer, emittable_log_probs, log_probs_after_prefixes
 from elmo_keras.models.dialogue.encoding import check_history_ids

@@ -21,9 +21,8 @@ with the bag-of-words loss, ``bow_per_token``.
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_non_negative
 from elmo_keras.decoding._checks import MAX_DECODE_CANDIDATES
 from elmo_keras.models.dialogue.encoding import check_history_ids

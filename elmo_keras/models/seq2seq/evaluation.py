@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
+from elmo_keras._quiet import ops
 from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding._checks import check_max_len, check_rows
 from elmo_keras.decoding.batched_beam import beam_search_batch

@@ -15,10 +15,9 @@ seed), ``save_seq2seq`` / ``load_seq2seq`` and ``evaluate_seq2seq``.
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
 from elmo_keras._backend import id_graph_function
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.decoding._checks import check_token_ids
 from elmo_keras.decoding.prefix_scorer import (
