@@ -154,14 +154,17 @@ def test_progress_counts_the_shards_lines(embedder, corpus, tmp_path):
     assert count == 6 and calls == [(2, 6), (4, 6), (6, 6)]
 
 
-@tensorflow_only("the default 'graph' path's vectors measured bit-identical whatever the batch mates")
-def test_batch_mates_change_no_bit_on_the_default_path(embedder):
+@tensorflow_only("the default 'graph' path")
+def test_batch_mates_change_a_sentence_by_float_rounding_at_most(embedder):
+    """Not bit for bit: oneDNN picks its convolution and matmul kernels by shape (the batch's rows, its longest
+    token), and on some CPUs of this class they round differently (6e-8 seen); shards stay bit-identical to the
+    one-process output because they batch exactly alike."""
     sentences = [line.split() for line in corpus_lines(12, seed=1)]
     alone = [embedder.embed_sentence(sentence) for sentence in sentences]
     for size in (3, 12):
         for start in range(0, len(sentences), size):
             for offset, vectors in enumerate(embedder.embed_batch(sentences[start : start + size])):
-                np.testing.assert_array_equal(vectors, alone[start + offset], strict=True)
+                np.testing.assert_allclose(vectors, alone[start + offset], rtol=0, atol=1e-6)
 
 
 # -- refusals -----------------------------------------------------------------------------------------------------

@@ -10,10 +10,10 @@ size). With ``B = ceil(L / block_lines)`` blocks, shard ``K`` embeds blocks ``fl
 including) ``floor(K·B / N)``: one contiguous run of lines, the shards in order, none overlapping, all together
 every line; their sizes differ by at most one block. A shard embeds every batch exactly as the one-process run does
 (the same sentences, in the same order, with the same padding), so the shards' vectors are bit-identical to the
-one-process output's by construction, whether or not a backend's rounding depends on a sentence's batch mates (it
-does not for the default ``"graph"`` path on CPU: ``tests/test_embed_shards.py``). More shards than blocks leave
-some shards empty: such a shard is still written (no sentence datasets, an empty ``sentence_to_index``), so that
-the merge can see that every shard is there.
+one-process output's by construction, whether or not a backend's rounding depends on a sentence's batch mates (on
+CPU it may, by float rounding only: oneDNN picks kernels by shape; ``tests/test_embed_shards.py``). More shards
+than blocks leave some shards empty: such a shard is still written (no sentence datasets, an empty
+``sentence_to_index``), so that the merge can see that every shard is there.
 
 **What a shard records** (``ShardRecord``, as HDF5 attributes of the file's root): ``K``, ``N``, the input's line
 count and SHA-256 (of its bytes as stored, a ``.gz`` file compressed), the block size, the batch size and the output
