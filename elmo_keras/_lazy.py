@@ -1,7 +1,7 @@
 """Package attributes imported on first use (PEP 562), so that importing a package costs nothing until used.
 
-``import elmo_keras`` used to import every layer, Keras and TensorFlow (4–6 s on 2 cores) before the first line
-of user code ran; the explorer's first page, rendered from stored results, needs none of them. A package lists
+``import elmo_keras`` used to import every layer, Keras and TensorFlow (seconds: docs/explorer.md) before the first
+line of user code ran; the explorer's first page, rendered from stored results, needs none of them. A package lists
 what it exports and where it lives; the first access imports that module (quietly, through ``_quiet``, like
 every module that uses Keras) and keeps the value, so later accesses are plain attribute reads.
 

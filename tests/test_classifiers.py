@@ -1,4 +1,4 @@
-"""Text classifiers (seed notes §1): shapes, masks and padding, the CNN's max pool against NumPy, the RNN's last
+"""Text classifiers (docs/lecture.md): shapes, masks and padding, the CNN's max pool against NumPy, the RNN's last
 states, saving, bad arguments, and short trainings."""
 
 import numpy as np

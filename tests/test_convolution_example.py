@@ -1,4 +1,4 @@
-"""The worked example of seed notes §1: "I like this movie very much !" (7 × 5) under a 2 × 5 filter."""
+"""The classic lecture example of a CNN: "I like this movie very much !" (7 × 5) under a 2 × 5 filter."""
 
 import numpy as np
 import pytest

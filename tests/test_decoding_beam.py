@@ -57,7 +57,7 @@ def test_beam_wider_than_the_search_space_is_exhaustive(table, max_len, alpha):
 
 
 def test_greedy_misses_what_beam_finds():
-    """A hand table where greedy is not optimal and k=2 is enough (the notes' situation)."""
+    """A hand table where greedy is not optimal and k=2 is enough (the classic worked example's situation)."""
     table = NGramTable(np.array([
         [0.0, 0.0, 0.6, 0.4],  # after <bos>: word 2 (0.6) or word 3 (0.4)
         [0.25, 0.25, 0.25, 0.25],  # after <eos> (never used)

@@ -1,4 +1,4 @@
-"""The seed notes' three worked examples give the notes' answers."""
+"""The three classic worked examples (greedy, beam, nucleus) give their known answers."""
 
 import numpy as np
 import pytest

@@ -37,7 +37,7 @@ def test_the_file_loads_with_fixed_disjoint_splits():
 
 def test_negation_and_contrast_make_word_order_matter():
     train = labelled("train")
-    assert train["i like this movie very much !"] == "positive"  # the seed notes' sentence
+    assert train["i like this movie very much !"] == "positive"  # the classic lecture example's sentence
     assert train["this movie is not good ."] == "negative"
     assert train["this movie is good , not bad ."] == "positive"
     assert train["this movie is bad , not good ."] == "negative"

@@ -1,4 +1,4 @@
-"""The seed notebook's point, asserted: with the `toy` preset on the polysemy corpus (fixed seed), layer 0 of
+"""ELMo's point (Peters et al. 2018), asserted: with the `toy` preset on the polysemy corpus (fixed seed), layer 0 of
 the word-level model cannot tell senses apart (cosine 1.0 across contexts), while the top layer separates
 the senses of bank, play and right on held-out sentences; held-out perplexity is far below a unigram model's.
 

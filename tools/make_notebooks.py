@@ -78,7 +78,7 @@ PyTorch have no string tensors: there, call the layers on a batch instead, `elmo
     print(f"strings in: {vectors.shape} vectors, the same as from batch_to_ids: {same}")"""),
     ("markdown", """## Greedy vs. beam search
 
-The seed notes' example: greedy takes the most probable first word (A, 0.5) and ends with P(A B) = 0.20; beam
+A classic lecture example: greedy takes the most probable first word (A, 0.5) and ends with P(A B) = 0.20; beam
 search with k = 2 finds B C, P = 0.36."""),
     ("code", """from elmo_keras import beam_search, greedy
 from elmo_keras.decoding.worked_examples import greedy_trap
@@ -95,10 +95,11 @@ for name, hypothesis in (("greedy", best_greedy), ("beam k=2", best_beam)):
 LECTURE_CELLS = [
     ("markdown", """# The rest of the lecture: text classifiers, HRED / VHRED, vanishing gradients
 
-Seed notes §1 (a CNN filter sliding down "I like this movie very much !", then CNN and BiLSTM classifiers on a toy
-sentiment set), §14–15 (HRED and VHRED on toy dialogues) and §17 (why clipping cannot fix vanishing gradients).
+Text classification (a CNN filter sliding down "I like this movie very much !", then CNN and BiLSTM classifiers on a
+toy sentiment set; Kim 2014), dialogue (HRED and VHRED on toy dialogues; Serban et al. 2016, 2017) and vanishing
+gradients (why clipping cannot fix them; Pascanu et al. 2013). Sources: `docs/lecture.md`.
 About a minute on 2 CPU cores."""),
-    ("markdown", """## Text classification (§1)
+    ("markdown", """## Text classification
 
 A 2 × 5 filter over the 7 × 5 sentence matrix gives 7 − 2 + 1 = 6 values; max pooling keeps one. Then a CNN with
 filters of heights 2, 3 and 4 learns the toy sentiment set, where negation makes word order matter."""),
@@ -126,7 +127,7 @@ for k in responses.pooled[0].argsort()[::-1][:3]:
     start, height = responses.positions[0, k], responses.filter_heights[k]
     ngram = " ".join(tokens[start:start + height])
     print(f"filter {k} (height {height}): {ngram!r} → {responses.pooled[0, k]:.2f}")"""),
-    ("markdown", """## HRED and VHRED (§14–15)
+    ("markdown", """## HRED and VHRED
 
 `c_t` summarises utterances 1 … t−1; the reply decoder starts from it (VHRED: from `[c; z]`, `z` drawn from the
 prior). The toy VHRED's KL collapses, so its `z` samples mostly agree (see the README's experiment)."""),
@@ -146,7 +147,7 @@ reply = greedy_response(hred, history).text
 print("HRED greedy:", reply, "(plausible)" if reply in dialogue_references("heldout")[context] else "(not one of them)")
 print("HRED beam:  ", [r.text for r in beam_responses(hred, history, beam_size=3)])
 print("VHRED, 3 z ~ p(z|c):", [r.text for r in latent_responses(vhred, history, num_samples=3, seed=0)])"""),
-    ("markdown", """## Clipping vs gating (§17)
+    ("markdown", """## Clipping vs gating
 
 `‖∂L/∂h_t‖` by distance to the loss: clipping rescales the whole gradient by one factor, so the far/near ratio of a
 vanishing gradient stays what it was; the LSTM's forget gate (near 1) keeps the gradient through `c` alive."""),

@@ -46,7 +46,7 @@ HATES = ["hate", "dislike"]
 ENDS = [".", "!"]
 
 
-# the training examples every version of the file has: the seed notes' sentence and the order-matters pairs
+# the training examples every version of the file has: the lecture example's sentence and the order-matters pairs
 CANONICAL = [(POSITIVE, SEED_SENTENCE, "liking"),
              (NEGATIVE, "this movie is not good .", "negated"),
              (POSITIVE, "this movie is good , not bad .", "contrast"),

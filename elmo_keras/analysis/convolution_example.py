@@ -1,4 +1,5 @@
-"""The worked example of seed notes §1, in NumPy: a filter sliding down "I like this movie very much !".
+"""A classic lecture example of a CNN text classifier (Kim 2014), in NumPy: a filter sliding down "I like this movie
+very much !".
 
 The sentence is a `7 × 5` matrix (7 words, 5 dimensions each; ``SENTENCE_MATRIX``) and the filter a `2 × 5`
 matrix (``BIGRAM_FILTER``): height 2, so it reads two adjacent words at a time; width 5, the embedding size, so it
@@ -6,8 +7,8 @@ can only slide down the sentence. At each position the window (2 rows) and the f
 and the products summed: one number per position, ``7 − 2 + 1 = 6`` numbers in all (the feature map; its length
 is computed from the two shapes, ``feature_map_length``). Max pooling keeps the largest and where it is.
 
-The numbers are ours (the slides' own are not in the notes), with two decimals, chosen so that the second window,
-"like this", gives 0.53 as the notes say: ``like · row 1 + this · row 2 = 0.42 + 0.11 = 0.53``. ``FILTERS`` adds a
+The numbers are ours (the example states only one value), with two decimals, chosen so that the second window,
+"like this", gives that value, 0.53: ``like · row 1 + this · row 2 = 0.42 + 0.11 = 0.53``. ``FILTERS`` adds a
 3-row and a 4-row filter: heights 2, 3 and 4 give 6, 5 and 4 values.
 
 The same functions run on a trained ``CNNTextClassifier``'s real embeddings and filters (the explorer hands them

@@ -1,4 +1,4 @@
-"""A toy sentiment corpus for the text classifiers (seed notes §1), in which word order matters.
+"""A toy sentiment corpus for the text classifiers (``models.classifiers``), in which word order matters.
 
 ``sentiment.tsv`` (UTF-8, tab-separated, one header row) has columns ``label`` (``negative`` / ``positive``),
 ``sentence`` (lowercase tokens separated by spaces), ``split`` (``train`` / ``heldout``) and ``pattern``: the
@@ -13,8 +13,8 @@ template that made it (``tools/make_sentiment_data.py``):
 - ``liking``: "i like this movie very much !" / "i do not like the film ." — the verb, negated or not.
 
 The split is fixed in the file: 20% of each pattern's sentences are ``heldout``, drawn once by the generator; no
-sentence is in both. The seed notes' own sentence, "I like this movie very much !", is a positive training example
-(lowercased, like the whole corpus: tokens are compared in lowercase).
+sentence is in both. The classic lecture example's sentence, "I like this movie very much !", is a positive training
+example (lowercased, like the whole corpus: tokens are compared in lowercase).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ a source (int `(batch, source_len)`) or dialogue histories (int `(batch, turns, 
   (``PrefixScorer`` adapts any step model to it, one ``decoder_step`` per call).
 
 ``BatchedBeamSearch`` / ``beam_search_batch`` run the same beam search for many sources at once on a step model
-(``initial_states`` / ``decoder_step``, e.g. ``Seq2Seq``), compiled. The seed notes' worked examples are tables,
+(``initial_states`` / ``decoder_step``, e.g. ``Seq2Seq``), compiled. The classic worked examples are tables,
 not strategies: they live in ``elmo_keras.decoding.worked_examples``.
 
 One meaning per word in the public API:

@@ -1,11 +1,12 @@
-"""The seed notes' worked examples as fixed probability tables (sections 12, 13 and 16).
+"""Three classic lecture examples of greedy search, beam search and nucleus sampling (Holtzman et al. 2020), as
+fixed probability tables.
 
 Each example is a ``WorkedExample``: a vocabulary, the table, a ``next_log_probs`` function over it and the
-expected answer. Only the nucleus example's numbers are stated in the notes (.50 / .25 / .10 / .06, total .91);
-the notes draw the greedy and beam examples without numbers (greedy stuck after A; beam keeping A B and A D
-and dropping the C branch, "the figure keeps AB and CE" for per-branch greedy), so those two tables are
-constructed here to show exactly what the notes describe. Prefixes missing from a table end the sequence
-(``</S>`` with probability 1), so the two-step examples produce two words then ``</S>`` (``max_len = 3``).
+expected answer. Only the nucleus example comes with numbers (.50 / .25 / .10 / .06, total .91); the greedy and
+beam examples are usually drawn without them (greedy stuck after A; beam keeping A B and A D and dropping the C
+branch, where greedy per branch would keep A B and C E), so those two tables are constructed here to show exactly
+that. Prefixes missing from a table end the sequence (``</S>`` with probability 1), so the two-step examples
+produce two words then ``</S>`` (``max_len = 3``).
 
 * ``greedy_trap()`` — greedy picks A (0.5) first, but the best whole sequence starts with B:
   ``P(A B) = 0.5 × 0.4 = 0.20`` while ``P(B C) = 0.4 × 0.9 = 0.36``.
@@ -28,7 +29,7 @@ from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
 
 @dataclass
 class WorkedExample:
-    """A worked example: a table model plus its expected answer (what the notes describe).
+    """A worked example: a table model plus its expected answer.
 
     Attributes:
         name: short identifier.
@@ -116,5 +117,5 @@ def nucleus_example() -> WorkedExample:
 
 
 def all_examples() -> list[WorkedExample]:
-    """The three examples, in the order of the notes."""
+    """The three examples: greedy, beam, nucleus."""
     return [greedy_trap(), same_branch_beam(), nucleus_example()]

@@ -1,11 +1,11 @@
 """Import what the explorer's pages need in a background thread, once per process, after the first page is drawn.
 
-The first page opens from stored results without Keras or TensorFlow (4–6 s to import on 2 cores); importing
-them, and the modules behind the other pages, while the user reads it means the next page does not wait for
-them. The imports start ``DELAY_SECONDS`` after the first page's script ends: importing TensorFlow holds the
-interpreter lock for seconds at a time (loading its libraries), which would hold up the server sending that
-page to the browser (measured with ``tools/screenshot_app.py``: first page 7.6 s without the warm-up, 10.3 s
-with it started at once). A module that fails to import here is left alone: the page that needs it imports it
+The first page opens from stored results without Keras or TensorFlow (seconds to import); importing them, and
+the modules behind the other pages, while the user reads it means the next page does not wait for them. The
+imports start ``DELAY_SECONDS`` after the first page's script ends: importing TensorFlow holds the interpreter
+lock for seconds at a time (loading its libraries), which would hold up the server sending that page to the
+browser (a warm-up started at once makes the first page slower; measured in docs/explorer.md, "Start-up
+times"). A module that fails to import here is left alone: the page that needs it imports it
 again and shows the error.
 """
 

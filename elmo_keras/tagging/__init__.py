@@ -1,5 +1,6 @@
-"""Sequence tagging (seed notes §2–4): the multi-task POS + frame tagger, TagLM, their training and scores, tagging
-schemes (BIO, BIOES) as CRF constraints, and readers for CoNLL / CoNLL-U files.
+"""Sequence tagging: the multi-task POS + frame tagger (Tafforeau et al. 2016), TagLM (Peters et al. 2017), their
+training and scores, tagging schemes (BIO, BIOES) as CRF constraints (Lample et al. 2016), and readers for CoNLL /
+CoNLL-U files.
 
     >>> from elmo_keras.data import frame_examples, pos_examples
     >>> tagger = train_multitask_tagger({"pos": pos_examples(), "frame": frame_examples()}, heads={"frame": "crf"})

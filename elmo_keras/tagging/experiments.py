@@ -1,10 +1,11 @@
 """The tagging experiments of the README and the Tagging page, on the shipped toy data, over several seeds.
 
-1. **Multi-task learning** (seed notes §2): frame tagging trained alone vs. together with POS tagging
+1. **Multi-task learning** (Tafforeau et al. 2016): frame tagging trained alone vs. together with POS tagging
    (alternating batches): frame accuracy and label F1 on the held-out frame sentences.
-2. **TagLM** (§3): NER span F1 with vs. without a frozen biLM's vectors, at a small number of labelled
-   sentences; the biLM is trained on unlabelled text only (``tagging_unlabelled_sentences``).
-3. **CRF vs. per-token softmax** (§4): NER span F1 and the number of invalid BIOES sequences each predicts.
+2. **TagLM** (Peters et al. 2017): NER span F1 with vs. without a frozen biLM's vectors, at a small number of
+   labelled sentences; the biLM is trained on unlabelled text only (``tagging_unlabelled_sentences``).
+3. **CRF vs. per-token softmax** (Lample et al. 2016): NER span F1 and the number of invalid BIOES sequences each
+   predicts.
 
 Every run is one row (condition, seed, scores); ``summarize`` gives mean ± std per condition. ``run_all``
 trains dozens of taggers, too slow for a page request: ``tools/run_tagging_experiments.py`` runs it and writes

@@ -1,4 +1,5 @@
-"""``MultiTaskTagger`` (seed notes §2): shared lower layers — token features and a BiLSTM — and one head per task.
+"""``MultiTaskTagger`` (Tafforeau et al. 2016): shared lower layers — token features and a BiLSTM — and one head per
+task.
 
 The tasks share everything below the heads, so a task with many labelled sentences (POS tags) shapes the
 representation a task with few (semantic frames) reads; training alternates batches between tasks (see

@@ -4,11 +4,11 @@ that alternates batches between tasks, and ``predict_tags``.
 A subclass implements ``represent(inputs, training) -> (batch, time, dim)``: ``MultiTaskTagger`` (embeddings →
 BiLSTM) and ``TagLM`` (embeddings → BiLSTM → + frozen biLM vectors → BiLSTM).
 
-Alternating tasks (seed notes §2): every training batch holds sentences of one task, named by the int32 input
-``"task"`` `(batch,)` (all rows equal). ``train_step`` computes only that task's head and loss, and updates only
-the shared layers and that head: the step runs the task's branch of a ``switch`` (its gradient and its optimizer
-update), so the other heads' weights do not move — not even through Adam's momentum. A sentence therefore
-needs labels of its own task only.
+Alternating tasks (as in Collobert et al. 2011): every training batch holds sentences of one task, named by the
+int32 input ``"task"`` `(batch,)` (all rows equal). ``train_step`` computes only that task's head and loss, and
+updates only the shared layers and that head: the step runs the task's branch of a ``switch`` (its gradient and its
+optimizer update), so the other heads' weights do not move — not even through Adam's momentum. A sentence
+therefore needs labels of its own task only.
 """
 
 from __future__ import annotations

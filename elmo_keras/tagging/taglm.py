@@ -1,4 +1,4 @@
-"""``TagLM`` (Peters et al. 2017; seed notes §3): a BiLSTM-CRF tagger that reads a frozen biLM's vectors between
+"""``TagLM`` (Peters et al. 2017): a BiLSTM-CRF tagger that reads a frozen biLM's vectors between
 its two BiLSTM layers.
 
 ``word embedding (+ char-CNN) → BiLSTM₁ → [h₁; biLM vector] → BiLSTM₂ → Dense → CRF`` over BIOES tags. The biLM

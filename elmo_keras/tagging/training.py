@@ -1,4 +1,5 @@
-"""Training the taggers: ``train_multitask_tagger`` (seed notes §2) and ``train_taglm`` (§3), deterministic per seed.
+"""Training the taggers: ``train_multitask_tagger`` (Tafforeau et al. 2016) and ``train_taglm`` (Peters et al. 2017),
+deterministic per seed.
 
 Examples are ``(tokens, tags)`` pairs with one tag per token. The word vocabulary is built from the training
 sentences (words seen fewer than ``min_count`` times read as ``<unk>``, so ``<unk>`` is trained too); each

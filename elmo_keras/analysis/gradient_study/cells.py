@@ -4,7 +4,7 @@ Each cell is the single source of its step equations (``step``); ``call`` is the
 contract (``state_size``, ``call(inputs, states) -> (output, new_states)``), so either cell also runs inside a
 stock ``keras.layers.RNN``. ``gradient_models.RecurrentClassifier`` runs them itself to expose every state.
 
-Backward through one step (seed notes §17):
+Backward through one step (Pascanu et al. 2013):
 
 - vanilla RNN: ``∂h_t/∂h_{t−1} = diag(1 − h_t²) · Uᵀ`` — a product of T such factors shrinks like
   ``(‖U‖ · mean tanh′)^T`` when that is below 1 (vanishing) and grows when above (exploding);

@@ -9,7 +9,8 @@ Clipping by norm (the ``clipnorm`` of Keras optimizers, applied to each gradient
 ``g ← g · θ / max(‖g‖, θ)``. It multiplies the *whole* gradient by one factor ``min(1, θ/‖g‖)``: a gradient
 longer than ``θ`` comes out exactly ``θ`` long, a shorter one is untouched, none gets longer — and since every
 step's part is scaled by the same factor, the ratio between the gradient far from the loss and near it is
-exactly what it was. Clipping tames explosion; it cannot undo vanishing (seed notes §17: the answer is B).
+exactly what it was. Clipping tames explosion; it cannot undo vanishing (Pascanu et al. 2013), so the Gradients
+page's quiz answer is B.
 """
 
 from __future__ import annotations

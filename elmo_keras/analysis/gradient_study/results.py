@@ -1,6 +1,6 @@
 """Everything the Gradients page shows, as plain data: gradient norms by distance for a vanilla RNN and an LSTM at
 initialisation and after training, an exploding case, clipping at ``θ``, the LSTM's forget gates, weight decay's
-effect and the numbers that answer the seed's quiz.
+effect and the numbers that answer the page's quiz (``explorer.gradients.quiz``).
 
 Two steps so that a setting changes only what it must: ``measure_gradients`` runs the models (a fraction of a
 second each; the sequence length and the untrained models' settings change it), ``gradient_study`` derives the

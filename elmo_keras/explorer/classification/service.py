@@ -1,9 +1,9 @@
 """The Classification page's service: its three small classifiers on disk, and what it shows for a typed sentence.
 
 On first visit ``ClassifierTraining`` trains, in a background thread, the CNN, the BiLSTM reading its last states
-and the BiLSTM max-pooled over its states on the toy sentiment corpus (small settings, see ``PAGE_SETTINGS``:
-about 20 s on 2 CPU cores) and saves them together under ``CLASSIFIERS_DIR_NAME`` in the models directory (one
-model directory per kind, the whole set replaced in one rename); later visits load them (well under 2 s).
+and the BiLSTM max-pooled over its states on the toy sentiment corpus (small settings, see ``PAGE_SETTINGS``;
+its time is in docs/explorer.md, "Start-up times") and saves them together under ``CLASSIFIERS_DIR_NAME`` in the
+models directory (one model directory per kind, the whole set replaced in one rename); later visits load them.
 ``classify`` is the page's one call for a sentence: each model's class probabilities and, for the CNN, the
 n-gram each strongest filter fired on. ``trained_sliding_step`` runs the worked example's sliding on the CNN's
 real embeddings and one of its real filters.
@@ -46,8 +46,9 @@ from elmo_keras.text.vocabulary import UNK_ID
 
 MAX_SENTENCE_TOKENS = 40
 DEFAULT_TOP_FILTERS = 8
-# first-visit training: small enough for ~20 s on 2 cores for all three (the experiments use ClassifierConfig's
-# defaults); batch 64 divides the 1,152 training sentences, so TensorFlow traces one training step per model
+# first-visit training: small enough to wait for, all three together (measured in docs/explorer.md; the
+# experiments use ClassifierConfig's defaults); batch 64 divides the 1,152 training sentences, so TensorFlow traces
+# one training step per model
 PAGE_SETTINGS = {
     "cnn": {"epochs": 6, "batch_size": 64, "filters_per_height": 8},
     "rnn-last": {"epochs": 6, "batch_size": 64, "units": 16},

@@ -1,4 +1,4 @@
-"""The Classification page's views that need no trained model: the worked example of seed notes §1 (a `2 × 5`
+"""The Classification page's views that need no trained model: the classic lecture example of a CNN (a `2 × 5`
 filter sliding down the `7 × 5` matrix of "I like this movie very much !") step by step, the same for several
 heights, and the shipped experiment results as a mean ± std table."""
 

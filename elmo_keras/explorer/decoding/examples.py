@@ -1,4 +1,5 @@
-"""The seed notes' worked decoding examples as tables computed by the decoding library (nothing typed in).
+"""The classic worked examples of greedy, beam and nucleus decoding as tables computed by the decoding library
+(nothing typed in).
 
 * ``greedy_trap``: every two-word sequence with its probability (exhaustive search), greedy's pick and the best;
 * ``same_branch_beam``: beam search with k = 2, every candidate of steps 1 and 2 ranked, kept or pruned,
@@ -32,7 +33,7 @@ class ExampleView:
 
 
 def example_titles() -> dict[str, str]:
-    """``{name: title}`` in the notes' order."""
+    """``{name: title}``: greedy, beam, nucleus."""
     return {ex.name: ex.title for ex in all_examples()}
 
 

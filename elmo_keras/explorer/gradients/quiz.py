@@ -1,4 +1,4 @@
-"""The seed's quiz (§17) — which of these helps with the vanishing gradients of RNNs? — and its answer, B, explained
+"""A classic lecture quiz — which of these helps with the vanishing gradients of RNNs? — and its answer, B, explained
 with the numbers measured on the page (``analysis.gradient_study.results.quiz_numbers``)."""
 
 from __future__ import annotations

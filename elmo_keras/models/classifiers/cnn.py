@@ -1,6 +1,6 @@
 """``CNNTextClassifier``: word embeddings → n-gram filters of several heights → max over time → softmax.
 
-Seed notes §1: the sentence becomes a matrix (one embedding per row); each filter of height ``h`` spans the whole
+As in Kim (2014): the sentence becomes a matrix (one embedding per row); each filter of height ``h`` spans the whole
 embedding width and slides down the sentence, giving one value per window (the feature map, ``T − h + 1`` values
 for ``T`` tokens); max pooling keeps one number per filter ("how strongly this n-gram shows up anywhere"); the
 filters' numbers, concatenated, are the sentence vector, fed to a softmax.

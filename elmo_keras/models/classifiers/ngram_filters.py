@@ -2,7 +2,7 @@
 
 A filter of height ``h`` is an ``h × embedding_dim`` matrix: it spans the whole embedding width, so it can only
 slide along the sentence. At window start ``t`` it gives ``c_t = f(Σ_k Σ_d W[k, d] · x[t + k, d] + b)`` (the
-element-wise product of window and filter, summed: seed notes §1), computed for all filters at once as ``h``
+element-wise product of window and filter, summed, as in Kim 2014), computed for all filters at once as ``h``
 einsums over shifted copies of the sentence matrix (a convolution over time, not a 2-D image convolution).
 """
 

@@ -1,6 +1,6 @@
 """``RNNTextClassifier``: word embeddings → (Bi)LSTM or (Bi)GRU → one sentence vector → softmax.
 
-Seed notes §1: the sentence vector is the last hidden state (Ravuri & Stolcke 2015) or a pool over all of them
+The sentence vector is the last hidden state (Ravuri & Stolcke 2015) or a pool over all of them
 (Lee & Dernoncourt 2016). With two directions, "last" means each direction's own last step: the forward RNN's
 state at the last real token and the backward RNN's state at the first token (it reads right to left).
 """

@@ -1,4 +1,4 @@
-"""HRED and VHRED for multi-turn dialogue (seed notes §14–15), split like ``models.seq2seq``: the models
+"""HRED and VHRED for multi-turn dialogue (Serban et al. 2016, 2017), split like ``models.seq2seq``: the models
 (``hred``, ``vhred``), the latent-variable arithmetic (``gaussian``), configuration (``config``), dialogues as
 arrays (``encoding``), training (``training``), model directories (``persistence``), replies through the shared
 decoding strategies (``generation``) and held-out scores (``evaluation``)."""

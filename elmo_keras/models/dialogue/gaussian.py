@@ -1,4 +1,4 @@
-"""The latent-variable arithmetic of VHRED (seed notes §15), as small functions of ``keras.ops``.
+"""The latent-variable arithmetic of VHRED (Serban et al. 2017), as small functions of ``keras.ops``.
 
 * ``reparameterize``: ``z = μ + σ ⊙ ε`` with ``σ = exp(½ log σ²)``, so ``z`` is differentiable in ``μ, log σ²``.
 * ``gaussian_kl``: ``KL(q ‖ p)`` for two diagonal Gaussians in closed form,

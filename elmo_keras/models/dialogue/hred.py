@@ -1,4 +1,4 @@
-"""``HRED``: a hierarchical recurrent encoder-decoder for dialogue (seed notes §14), with a step API.
+"""``HRED``: a hierarchical recurrent encoder-decoder for dialogue (Serban et al. 2016), with a step API.
 
 Words make utterances, utterances make a dialogue:
 

@@ -1,4 +1,4 @@
-"""``VHRED``: HRED with a latent variable ``z`` per response (seed notes §15): first sample "what to say", then
+"""``VHRED``: HRED with a latent variable ``z`` per response (Serban et al. 2017): first sample "what to say", then
 say it word by word.
 
 * prior ``p(z | c) = N(μ_p, diag σ²_p)``: a small MLP on the context ``c`` (what inference samples from);

@@ -1,4 +1,4 @@
-"""The RNN encoder-decoder of seed notes §9–11, split the way the biLM side is: the model (``model``), its
+"""The RNN encoder-decoder (Sutskever et al. 2014), split the way the biLM side is: the model (``model``), its
 configuration (``config``), sources and targets as arrays (``encoding``), training (``training``), model
 directories (``persistence``) and held-out quality (``evaluation``)."""
 

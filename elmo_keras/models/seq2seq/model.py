@@ -1,4 +1,4 @@
-"""``Seq2Seq``: an RNN encoder-decoder (seed notes §9–11), with a step API for fast decoding.
+"""``Seq2Seq``: an RNN encoder-decoder (Sutskever et al. 2014), with a step API for fast decoding.
 
 The encoder reads the source; its last hidden state (every layer's, the cell state too for an LSTM) is the
 context ``φ``. The decoder has the same cell, layers and units, starts from ``s₀ = φ`` with ``<bos>`` as its

@@ -43,9 +43,9 @@ def highlight_window(matrix, rows):
 
 def show_worked_example():
     st.subheader("1 · A filter sliding down the sentence")
-    st.caption("Seed notes §1: 7 words × 5 dimensions, and a 2 × 5 filter (height 2: a bigram; width 5: the whole "
-               "embedding, so it only slides down). At each position: multiply element-wise, sum. The numbers are "
-               "made up, chosen so that “like this” gives 0.53 as in the notes.")
+    st.caption("A classic lecture example: 7 words × 5 dimensions, and a 2 × 5 filter (height 2: a bigram; width 5: "
+               "the whole embedding, so it only slides down). At each position: multiply element-wise, sum. The "
+               "numbers are made up, chosen so that “like this” gives 0.53 as in the original example.")
     first = sliding_step(0)
     count = len(first.feature_map)
     position = st.slider("Filter position (window)", 1, count, 1, key=POSITION_KEY) - 1
@@ -138,8 +138,9 @@ def show_trained_sliding(cnn, text, tokens):
 
 
 st.title("Text classification")
-st.caption("Seed notes §1: sentence → matrix (one embedding per row) → features at each position (CNN or RNN) → one "
-           "fixed-length sentence vector → softmax. CNNs and RNNs differ only in the middle step.")
+st.caption("CNN (Kim 2014) and RNN (Ravuri & Stolcke 2015) classifiers share one pipeline: sentence → matrix (one "
+           "embedding per row) → features at each position (CNN or RNN) → one fixed-length sentence vector → "
+           "softmax. They differ only in the middle step.")
 show_worked_example()
 classifiers_section = st.container()  # filled after the experiments are drawn, shown above them
 show_experiments()

@@ -116,7 +116,7 @@ st.plotly_chart(decoding_charts.step_distribution(
     distribution, f"{strategy}, step {step}", top_k=settings.top_k if strategy == TOP_K else None,
     top_p=settings.top_p if strategy == NUCLEUS else None), width="stretch", key="step_distribution")
 
-st.subheader("Worked examples from the notes")
+st.subheader("Classic worked examples")
 titles = example_titles()
 name = st.selectbox("Example", list(titles), format_func=titles.get, key=EXAMPLE_KEY)
 example = worked_example(name)

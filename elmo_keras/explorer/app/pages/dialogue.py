@@ -80,9 +80,10 @@ def show_experiment():
 
 
 st.title("Dialogue: HRED and VHRED")
-st.caption("Seed notes §14–15, on synthetic dialogues: the first turn sets a topic (“i had sushi for dinner”), the "
-           "later ones are topic-free (“oh really ?”, “any advice ?”) and fix only the kind of reply, and each "
-           "context has 3–4 plausible replies. A reply is *valid* when it is one of them.")
+st.caption("HRED (Serban et al. 2016) and VHRED (Serban et al. 2017) on synthetic dialogues: the first turn sets a "
+           "topic (“i had sushi for dinner”), the later ones are topic-free (“oh really ?”, “any advice ?”) and fix "
+           "only the kind of reply, and each context has 3–4 plausible replies. A reply is *valid* when it is one "
+           "of them.")
 with st.expander("How the two models read a dialogue", expanded=False):
     st.markdown(
         "**HRED.** A word-level GRU reads each utterance into a vector $m_t$ (the same GRU for every utterance). "

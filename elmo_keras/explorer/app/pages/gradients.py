@@ -38,7 +38,7 @@ def measurements(_trained, models_dir, version, length, rnn_scale, forget_bias):
 
 
 st.title("Vanishing gradients")
-st.caption("Seed notes §17. Going backward, the gradient is multiplied by one Jacobian per step: "
+st.caption("After Pascanu et al. (2013): going backward, the gradient is multiplied by one Jacobian per step: "
            "diag(1 − h_t²)·Uᵀ in a vanilla RNN, diag(f_t) along an LSTM's cell. Both models below read a symbol, then "
            "distractors, and must say at the last step which symbol came first; we measure ‖∂L/∂h_t‖ for every "
            "step t by differentiating the loss with respect to a zero added to each hidden state.")

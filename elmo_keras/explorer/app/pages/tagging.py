@@ -79,10 +79,10 @@ def show_experiments():
 
 
 st.title("Tagging")
-st.caption("Seed notes §2–4: a multi-task tagger whose POS head (1,000+ sentences) and semantic-frame head "
-           "(~120 sentences) share their lower layers, and TagLM — a BiLSTM-CRF over BIOES tags that reads a frozen "
-           "biLM's vectors, the biLM trained on unlabelled text only. All data is synthetic and shipped with the "
-           "package.")
+st.caption("A multi-task tagger (Tafforeau et al. 2016) whose POS head (1,000+ sentences) and semantic-frame head "
+           "(~120 sentences) share their lower layers, and TagLM (Peters et al. 2017) — a BiLSTM-CRF over BIOES "
+           "tags that reads a frozen biLM's vectors, the biLM trained on unlabelled text only. All data is "
+           "synthetic and shipped with the package.")
 interactive = st.container()  # filled below the experiments' code, shown above them
 show_experiments()
 
