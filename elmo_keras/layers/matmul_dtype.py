@@ -37,9 +37,8 @@ _NARROWED_COPIES: dict[int, tuple] = {}
 
 class TransposedKernel:
     """A matrix kernel `(in, out)` held as its transpose `(out, in)`: how ``keep_narrowed_kernels`` stores a
-    bfloat16 copy, because oneDNN's bfloat16 matmul reads that layout faster (2-core EPYC with AVX512-BF16, one
-    product alone: 1 × 512 · 512 × 16384 0.77 against 1.46 ms, 22 × 2048 · 2048² 0.86 against 0.99 ms, 64 rows · 512 ×
-    16384 3.8 against 4.3 ms; float32 is the other way round). ``narrow_matmul`` multiplies by it as
+    bfloat16 copy, because oneDNN's bfloat16 matmul reads that layout faster (docs/speed.md, "Transposed bfloat16
+    kernels"; float32 is the other way round). ``narrow_matmul`` multiplies by it as
     ``x · transpose(t)``, a transpose that TensorFlow's graph optimiser folds into the matmul (the speed of
     ``transpose_b``). ``dtype`` and ``shape`` are those of the kernel it stands for."""
 

@@ -1,4 +1,4 @@
-"""Word-level token encoder (the seed notebook's ``nn.Embedding``), with an optional linear projection."""
+"""Word-level token encoder (``torch.nn.Embedding`` in a word-level biLM), with an optional linear projection."""
 
 from __future__ import annotations
 

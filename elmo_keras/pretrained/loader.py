@@ -142,8 +142,8 @@ def random_initialisation_skipped(layer: keras.layers.Layer):
     """Build ``layer`` (and the sublayers it holds before ``build``) with zero-filled weights, initialisers restored.
 
     For a model whose weights are all assigned from a file right after: at the original ELMo size the random
-    initialisation the file overwrites (the orthogonal recurrent kernels' QR above all) took 4.7 of the build's
-    4.9 s (2-core AMD EPYC); with zeros the build takes 0.15 s. The initialisers are put back after ``build``, so
+    initialisation the file overwrites (the orthogonal recurrent kernels' QR above all) is nearly all of the build
+    (measured in docs/speed.md, "Building a released model"). The initialisers are put back after ``build``, so
     ``get_config``, ``.keras`` files and later builds are unchanged. ``set_pretrained_weights`` fails on a tensor the
     file lacks, so no zero weight is left behind.
     """

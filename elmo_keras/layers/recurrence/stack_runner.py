@@ -18,9 +18,9 @@ Which loop runs (all three give the same outputs; ``sequence_loop`` has them):
   with 2-D products, which the graph runs side by side.
 - otherwise (graph inference) ``side_by_side_sequences``: both directions in one loop that keeps only ``h``.
 
-Measured on 2 cores (``benchmarks/bilm_throughput.py``): stacking the two directions on a leading axis of 2 in
-one loop — `(2, B, ·)` states, `(2, H, 4U)` kernels, half the iterations — was 10–15 % slower for training and
-up to 45 % slower for inference than this layout: the per-step stacking copies and the transposes of the
+Measured by ``benchmarks/bilm_throughput.py`` (docs/speed.md, "Two directions in one loop"): stacking the two
+directions on a leading axis of 2 in one loop — `(2, B, ·)` states, `(2, H, 4U)` kernels, half the iterations — was
+slower for training and for inference than this layout: the per-step stacking copies and the transposes of the
 4U-wide gates cost more than the iterations saved. The input gates are made time-major by transposing the
 narrow inputs instead.
 """

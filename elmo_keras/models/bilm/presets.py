@@ -145,7 +145,7 @@ class BiLMConfig(DictConfig):
 
 
 PRESETS = {
-    # The seed notebook's sizes: word embedding 128, 2 layers, 256 hidden units per direction.
+    # A word-level PyTorch biLM's classic sizes: word embedding 128, 2 layers, 256 hidden units per direction.
     # The embedding is projected to 256 so that layer 0 = [x; x] is as wide as the LSTM layers.
     # "auto": mixed bfloat16 only where it measures faster on this machine. The senses split either way (seed 0,
     # held-out top-layer separation of bank/play/right: 0.92/0.92/0.96 in float32, 0.92/0.92/0.88 in bfloat16).
