@@ -36,8 +36,9 @@ By concern (each module imports only the engine in use, inside its functions: th
 - ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement),
   ``has_native_bfloat16_inference`` (``models.bilm.inference_precision``'s rule), ``fused_elementwise`` (XLA-fused
   elementwise steps between the bfloat16 inference loop's matmuls).
-- ``strings``: ``utf8_bytes`` (token strings as bytes: inside the graph on TensorFlow, in
-  Python elsewhere; ``layers.ElmoCharacterIds``).
+- ``strings``: ``token_strings`` (token strings given as Python or NumPy values, checked and UTF-8-encoded one by
+  one) and ``utf8_bytes`` (token strings as bytes: inside the graph on TensorFlow, in Python elsewhere;
+  ``layers.ElmoCharacterIds``).
 
 The package imports none of its modules (``elmo_keras._lazy``): each name is imported on first use.
 """
@@ -63,7 +64,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras._backend.sparse_rows": ["touched_slices", "update_touched_rows"],
     "elmo_keras._backend.precision": ["fused_elementwise", "has_native_bfloat16", "has_native_bfloat16_inference",
                                       "time_training_steps"],
-    "elmo_keras._backend.strings": ["utf8_bytes"],
+    "elmo_keras._backend.strings": ["token_strings", "utf8_bytes"],
 })
 
 if TYPE_CHECKING:  # what static tools and IDEs see
@@ -105,7 +106,7 @@ if TYPE_CHECKING:  # what static tools and IDEs see
     )
     from elmo_keras._backend.rng import global_random_state, set_global_random_state
     from elmo_keras._backend.sparse_rows import touched_slices, update_touched_rows
-    from elmo_keras._backend.strings import utf8_bytes
+    from elmo_keras._backend.strings import token_strings, utf8_bytes
     from elmo_keras._backend.training_steps import (
         branch_test_step,
         branch_train_step,
@@ -124,6 +125,7 @@ __all__ = [
     "has_native_bfloat16", "has_native_bfloat16_inference", "has_xla_inference", "id_graph_function", "input_gradients",
     "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients", "mirrored_replica_count",
     "mirrored_strategy", "padded_time", "replicated_inference", "scan_time", "set_global_random_state",
-    "split_cpu_devices", "sum_over_replicas", "time_training_steps", "touched_slices", "trains_from_tf_data",
+    "split_cpu_devices", "sum_over_replicas", "time_training_steps", "token_strings", "touched_slices",
+    "trains_from_tf_data",
     "update_touched_rows", "uses_stateless_steps", "utf8_bytes",
 ]

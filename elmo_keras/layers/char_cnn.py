@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-from keras import ops
-
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
+from elmo_keras.layers.allennlp_layer_norm import AllenNLPLayerNorm
 from elmo_keras.layers.highway import Highway
 from elmo_keras.layers.input_checks import check_ids
 from elmo_keras.layers.matmul_dtype import check_matmul_dtype, kernel_for, product
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
+PROJECTION_LOCATIONS = ("after_highway", "after_cnn")  # AllenNLP's CnnHighwayEncoder(projection_location=...)
+
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
 class CharCNN(keras.layers.Layer):
-    """Token vectors from character ids: embed → convolve → max-pool → activation → highway → project.
+    """Token vectors from character ids: embed → convolve → max-pool → activation → highway → project (→ norm).
 
     For every token, characters are embedded, convolved with filters of several widths (each width with its
     own number of filters, "valid" padding), max-pooled over character positions, passed through the
     activation, concatenated, sent through ``n_highway`` highway layers and projected linearly to
     ``projection_dim``. Character id 0 means "no character": row 0 of the character embedding is ignored
     for padding tokens via the mask (token mask = any character id > 0).
+
+    AllenNLP's ``CnnHighwayEncoder`` (its transformer ELMo's token encoder) adds two options: the projection
+    ``"after_cnn"``, before the highways (which then have ``projection_dim`` units), and an ``AllenNLPLayerNorm``
+    after everything (``layer_norm=True``, its ``do_layer_norm``).
 
     Args:
         embedding_dim: int, character embedding size (``char_cnn.embedding.dim``). Defaults to 16.
@@ -33,6 +38,9 @@ class CharCNN(keras.layers.Layer):
             ``MAX_CHARS_PER_TOKEN`` = 50.
         projection_dim: int, output size (``lstm.projection_dim`` in ELMo, so that ``[x; x]`` matches the LSTM
             width). Defaults to 512.
+        projection_location: ``"after_highway"`` (ELMo's: highways at the filters' width, then the projection) or
+            ``"after_cnn"`` (the projection, then highways at ``projection_dim``). Defaults to ``"after_highway"``.
+        layer_norm: bool, AllenNLP's layer norm on the output (``AllenNLPLayerNorm``). Defaults to False.
 
     Call arguments:
         inputs: int `(batch_size, time, max_characters_per_token)` character ids (see ``batch_to_ids``), or those
@@ -61,6 +69,8 @@ class CharCNN(keras.layers.Layer):
         n_characters=NUM_CHAR_IDS,
         max_characters_per_token=MAX_CHARS_PER_TOKEN,
         projection_dim=512,
+        projection_location="after_highway",
+        layer_norm=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -71,6 +81,11 @@ class CharCNN(keras.layers.Layer):
             raise ValueError(f"a filter width in {filters} exceeds max_characters_per_token={max_characters_per_token}")
         if activation not in ("relu", "tanh"):
             raise ValueError(f"activation must be 'relu' or 'tanh' (as in ELMo options), received {activation!r}")
+        if projection_location not in PROJECTION_LOCATIONS:
+            raise ValueError(f"projection_location must be one of {PROJECTION_LOCATIONS}, received "
+                             f"{projection_location!r}")
+        if not isinstance(layer_norm, bool):
+            raise ValueError(f"layer_norm must be a bool, received {layer_norm!r}")
         self.embedding_dim = int(embedding_dim)
         self.filters = filters
         self.n_highway = int(n_highway)
@@ -78,6 +93,8 @@ class CharCNN(keras.layers.Layer):
         self.n_characters = int(n_characters)
         self.max_characters_per_token = int(max_characters_per_token)
         self.projection_dim = int(projection_dim)
+        self.projection_location = projection_location
+        self.layer_norm = layer_norm
         self.num_filters = sum(count for _, count in filters)
         self.char_embedding = keras.layers.Embedding(
             self.n_characters, self.embedding_dim, dtype=self.dtype_policy, name="char_embedding",
@@ -89,18 +106,26 @@ class CharCNN(keras.layers.Layer):
         ]
         self.highway = Highway(self.n_highway, activation="relu", dtype=self.dtype_policy, name="highway")
         self.projection = keras.layers.Dense(self.projection_dim, dtype=self.dtype_policy, name="projection")
+        self.output_norm = AllenNLPLayerNorm(dtype=self.dtype_policy, name="layer_norm") if layer_norm else None
 
     @property
     def widest_filter(self) -> int:
         """The widest convolution's width: the padding positions ``trim_character_padding`` keeps."""
         return max(width for width, _ in self.filters)
 
+    @property
+    def highway_dim(self) -> int:
+        """The highway layers' width: ``projection_dim`` after an ``"after_cnn"`` projection, else ``num_filters``."""
+        return self.projection_dim if self.projection_location == "after_cnn" else self.num_filters
+
     def build(self, input_shape):
         self.char_embedding.build((None, self.max_characters_per_token))
         for conv in self.convolutions:
             conv.build((None, self.max_characters_per_token, self.embedding_dim))
-        self.highway.build((None, self.num_filters))
+        self.highway.build((None, self.highway_dim))
         self.projection.build((None, self.num_filters))
+        if self.output_norm is not None:
+            self.output_norm.build((None, self.projection_dim))
 
     def call(self, inputs, matmul_dtype=None):
         check_matmul_dtype(matmul_dtype)
@@ -128,10 +153,20 @@ class CharCNN(keras.layers.Layer):
             responses = ops.conv(embedded, kernel_for(conv.kernel, matmul_dtype, self.compute_dtype))  # (B*T, C-w+1, n)
             features = ops.cast(ops.max(responses, axis=1), self.compute_dtype) + conv.bias  # (B*T, count)
             pooled.append(ops.relu(features) if self.activation == "relu" else ops.tanh(features))
-        tokens = self.highway(ops.concatenate(pooled, axis=-1), matmul_dtype=matmul_dtype)  # (B*T, num_filters)
-        projection = kernel_for(self.projection.kernel, matmul_dtype, self.compute_dtype)
-        tokens = product(tokens, projection) + self.projection.bias  # (B*T, projection_dim)
+        tokens = ops.concatenate(pooled, axis=-1)  # (B*T, num_filters)
+        if self.projection_location == "after_cnn":
+            tokens = self._project(tokens, matmul_dtype)  # (B*T, projection_dim)
+        tokens = self.highway(tokens, matmul_dtype=matmul_dtype)  # (B*T, highway_dim)
+        if self.projection_location == "after_highway":
+            tokens = self._project(tokens, matmul_dtype)  # (B*T, projection_dim)
+        if self.output_norm is not None:
+            tokens = self.output_norm(tokens)
         return ops.reshape(tokens, (shape[0], shape[1], self.projection_dim))
+
+    def _project(self, tokens, matmul_dtype):
+        """``tokens · W + b``: `(B*T, num_filters)` → `(B*T, projection_dim)`."""
+        projection = kernel_for(self.projection.kernel, matmul_dtype, self.compute_dtype)
+        return product(tokens, projection) + self.projection.bias
 
     def compute_mask(self, inputs, mask=None):
         return ops.any(ops.cast(inputs, "int32") > 0, axis=-1)
@@ -150,6 +185,8 @@ class CharCNN(keras.layers.Layer):
                 "n_characters": self.n_characters,
                 "max_characters_per_token": self.max_characters_per_token,
                 "projection_dim": self.projection_dim,
+                "projection_location": self.projection_location,
+                "layer_norm": self.layer_norm,
             }
         )
         return config

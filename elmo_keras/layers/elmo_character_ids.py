@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from keras import ops
 
-from elmo_keras._backend import utf8_bytes
-from elmo_keras._quiet import keras
+from elmo_keras._backend import token_strings, utf8_bytes
+from elmo_keras._quiet import keras, ops
 from elmo_keras.text.char_ids import (
     BEGIN_OF_SENTENCE_ROW,
     BEGIN_OF_WORD_CHAR,
@@ -34,8 +33,16 @@ class ElmoCharacterIds(keras.layers.Layer):
     not characters, so a multi-byte character may be cut in two, exactly as ``batch_to_ids`` cuts. A token that is
     literally ``"<S>"`` or ``"</S>"`` gets the sentence-boundary row, as in ``batch_to_ids``. The empty token
     ``""`` is padding: an all-zero row, which the ``Elmo`` layer masks out (``batch_to_ids`` refuses empty tokens
-    and pads short sentences with the same zero rows); so is a ``str`` token with no UTF-8-encodable character (only
-    lone surrogates), which ``batch_to_ids`` refuses.
+    and pads short sentences with the same zero rows). Every other ``str`` token gets exactly the row
+    ``batch_to_ids`` gives it: NUL characters are bytes like any other, lone surrogates are dropped, and a token of
+    lone surrogates only, which ``batch_to_ids`` refuses, is refused here too (``ValueError``), not made padding.
+    ``bytes`` tokens are taken as their bytes.
+
+    Tokens given as Python or NumPy values are checked, one by one, before the layer runs, so each error is one line
+    naming the token's position (``[sentence, token]``) and value. Nested lists keep every token as it is; a NumPy
+    ``str`` or ``bytes`` array cannot: NumPy drops a token's trailing NUL characters when the array is made
+    (``np.array(["a\\x00"])`` holds ``"a"``; ``"\\x00"`` becomes ``""``, padding), before this layer sees it, so
+    pass such tokens as lists or a ``dtype=object`` array.
 
     Where it runs: on TensorFlow inside the graph (``tf.io.decode_raw``), so a ``keras.Model`` from strings trains
     with ``fit``, saves to ``.keras`` and exports (``model.export``) a SavedModel that takes text. JAX and PyTorch
@@ -53,8 +60,10 @@ class ElmoCharacterIds(keras.layers.Layer):
         int32 `(batch_size, time, 50)` (`(..., 50)` in general).
 
     Raises:
-        TypeError: the inputs are not strings (e.g. ids already), naming the dtype received.
-        ValueError: nested lists of different lengths (pad every sentence with ``""``).
+        TypeError: the inputs are not strings (e.g. ids already, naming the dtype received), or a token is not a
+            ``str``/``bytes`` (``[["a", 3]]``: naming its position and value).
+        ValueError: a token of lone surrogates only (naming its position and value), or nested lists of different
+            lengths (pad every sentence with ``""``).
 
     Example:
         >>> tokens = keras.Input(shape=(None,), dtype="string")             # TensorFlow
@@ -74,6 +83,15 @@ class ElmoCharacterIds(keras.layers.Layer):
         self._convert_input_args = False  # strings: Keras would convert them to (numeric) backend tensors
         self._allow_non_tensor_positional_args = True  # nested lists of str are accepted
         self.built = True  # no weights
+
+    def __call__(self, *args, **kwargs):
+        # Python and NumPy tokens are checked and encoded here, before Keras runs ``call``: an error raised inside
+        # ``call`` comes back with Keras' lines about the call added, and this one names the token in one line
+        if args:
+            args = (token_strings(args[0]), *args[1:])
+        elif "inputs" in kwargs:
+            kwargs["inputs"] = token_strings(kwargs["inputs"])
+        return super().__call__(*args, **kwargs)
 
     def call(self, inputs):
         values, counts = utf8_bytes(inputs, MAX_BYTES_PER_TOKEN)  # (..., 48), (...)

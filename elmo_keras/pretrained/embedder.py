@@ -45,7 +45,7 @@ from elmo_keras.pretrained.embedder_files import (
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.model_files import local_model_files
 from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, check_shard, read_shard_input
-from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, sentence_ids
+from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, check_token_lists, sentence_ids
 
 OUTPUT_FORMATS = ("all", "top", "average")
 
@@ -233,19 +233,24 @@ class ElmoEmbedder:
 
         Raises:
             TypeError: ``sentences`` or one of them is a str or not a sequence, or a token is not a str.
-            ValueError: an empty token (character-level biLM), or (stateful mode) an empty sentence.
+            ValueError: an empty token or one of lone surrogates only (character-level biLM), or (stateful mode) an
+                empty sentence.
+
+            Each names the sentence and the token by their 0-based positions in ``sentences``.
         """
+        check_token_lists(sentences, self.bilm.token_input)
         return self._embed_batch(sentences, single_call_run(self.execution, self.time_bucket))
 
-    def _embed_batch(self, sentences: Sequence[Sequence[str]], run: BatchRun) -> list[np.ndarray]:
-        """``embed_batch`` run as ``run`` says (execution mode and padding)."""
-        _check_batch(sentences)
+    def _embed_batch(self, sentences: Sequence[Sequence[str]], run: BatchRun, first: int = 0) -> list[np.ndarray]:
+        """``embed_batch`` run as ``run`` says (execution mode and padding), on sentences checked by
+        ``check_token_lists`` (with the caller's positions); ``first``: the caller's index of ``sentences[0]``."""
         results = [np.zeros((self.num_layers, 0, self.dim), dtype=np.float32) for _ in sentences]
         rows = [i for i, sentence in enumerate(sentences) if len(sentence) > 0]
         if self.stateful and len(rows) != len(sentences):
             empty = next(i for i, sentence in enumerate(sentences) if len(sentence) == 0)
             raise ValueError(
-                f"sentence {empty} is empty; stateful mode keeps LSTM state per batch row, so every row needs tokens"
+                f"sentence {first + empty} is empty; stateful mode keeps LSTM state per batch row, so every row needs "
+                "tokens"
             )
         if not rows:
             return results
@@ -267,7 +272,7 @@ class ElmoEmbedder:
 
         Raises:
             ValueError: a ``batch_size`` outside ``[1, limits.MAX_BATCH_SIZE]`` (at once); errors of
-                ``embed_batch`` as the sentences are reached.
+                ``embed_batch`` as the sentences are reached (naming a sentence by its index in ``sentences``).
         """
         check_batch_size(batch_size)
         plan = None
@@ -286,15 +291,18 @@ class ElmoEmbedder:
         plan = plan if known else ExecutionPlan(self.bilm, self.execution, batch_size, self.time_bucket)
         window_size = self._window_size(batch_size)
         window: list[Sequence[str]] = []
+        first = 0  # the index of window[0] in sentences
         for sentence in sentences:
             window.append(sentence)
             if len(window) == window_size:
-                yield from self._embed_window(window, batch_size, on_batch, plan, known)
+                yield from self._embed_window(window, batch_size, on_batch, plan, known, first)
+                first += len(window)
                 window = []
         if window:
-            yield from self._embed_window(window, batch_size, on_batch, plan, known)
+            yield from self._embed_window(window, batch_size, on_batch, plan, known, first)
 
-    def _embed_window(self, window, batch_size, on_batch, plan: ExecutionPlan, known: bool):
+    def _embed_window(self, window, batch_size, on_batch, plan: ExecutionPlan, known: bool, first: int):
+        check_token_lists(window, self.bilm.token_input, first)  # errors name the caller's sentence, not the batch's
         lengths = [len(sentence) for sentence in window]
         batches = window_batches(lengths, batch_size, sort=not self.stateful)
         if not known:
@@ -302,7 +310,8 @@ class ElmoEmbedder:
         results = [None] * len(window)
         for chunk in batches:
             run = plan.run_for(max(lengths[i] for i in chunk) + 2)
-            for i, vectors in zip(chunk, self._embed_batch([window[i] for i in chunk], run)):
+            # first + chunk[0]: the caller's index of the chunk's first sentence (stateful mode: unsorted, one chunk)
+            for i, vectors in zip(chunk, self._embed_batch([window[i] for i in chunk], run, first + chunk[0])):
                 results[i] = vectors
             if on_batch is not None:
                 on_batch(len(chunk))
@@ -330,9 +339,10 @@ class ElmoEmbedder:
         `(num_layers, tokens, dim)` for ``output_format="all"``, `(tokens, dim)` for ``"top"`` (last layer)
         and ``"average"`` (mean of the layers), plus ``"sentence_to_index"``: a 1-element string dataset
         with JSON mapping each sentence text to its dataset name. The file is written to a temporary name
-        and renamed at the end, so a failure never leaves a partial output. The output (and its temporary
-        name, ``output_file + ".partial"``) may not be the input, nor a file or directory the embedder was
-        loaded from.
+        and renamed at the end, so a failure never leaves a partial output (``embedder_files.writing_hdf5``: a
+        temporary file of its own, so two runs writing one output never destroy each other). The output may not
+        be the input, a file or directory the embedder was loaded from, or part of the download cache, and an
+        existing file there must be an output of ours (``embedder_files.check_output_destroys_nothing``).
 
         With ``shard=(k, n)`` (k counted from 1) only shard k of n is embedded: one contiguous run of whole
         sorting windows (``batch_size * SORT_WINDOW_BATCHES`` lines; ``pretrained.shards`` gives the boundaries),
@@ -361,7 +371,8 @@ class ElmoEmbedder:
                 or (naming the file and the line) a blank line, a line that is not UTF-8 or over 1 MiB
                 (``read_sentence_file``).
             OutputOverwritesInputError (a ValueError): ``output_file`` is the input or a file the embedder
-                was loaded from, or lies inside its model directory.
+                was loaded from, lies inside its model directory or the download cache, is a cache record, lock or
+                partial download, or is an existing file that is not an output of embed or merge-shards.
 
             All of these are raised before anything is embedded.
         """
@@ -412,13 +423,3 @@ class ElmoEmbedder:
         """Forget the carried LSTM state (stateful mode; harmless otherwise)."""
         self.bilm.reset_states()
 
-
-def _check_batch(sentences) -> None:
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise TypeError(f"expected a list of tokenized sentences, received {type(sentences).__name__}")
-    for index, sentence in enumerate(sentences):
-        if isinstance(sentence, str) or not isinstance(sentence, Sequence):
-            raise TypeError(
-                f"sentence {index} must be a list of tokens, received {type(sentence).__name__} ({sentence!r:.60}); "
-                "split it first, e.g. text.split()"
-            )

@@ -17,19 +17,19 @@ onnxruntime); ``docs/onnx.md`` says why the other backends cannot export it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pathlib
 import tempfile
 import warnings
 
-from keras import ops
-
 from elmo_keras._backend import check_onnx_export_backend
-from elmo_keras._quiet import keras
+from elmo_keras._quiet import keras, ops
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.pretrained.downloads import refuse_cache_output
 from elmo_keras.pretrained.export import pretrained_sources
 from elmo_keras.pretrained.onnx_embedder import ONNX_AXES, ONNX_INPUTS, ONNX_OUTPUT
-from elmo_keras.safe_files import refuse_overwriting, replace_file
+from elmo_keras.safe_files import OutputOverwritesInputError, refuse_overwriting, replace_file
 
 
 def export_onnx(model, path: str | os.PathLike, opset: int | None = None) -> pathlib.Path:
@@ -39,7 +39,8 @@ def export_onnx(model, path: str | os.PathLike, opset: int | None = None) -> pat
     biLM): sentences with ``<S>``/``</S>``, right-padded with all-zero rows (``text.batching.sentence_ids``). Its
     output is ``activations`` float32 `(batch, num_layers + 1, time, 2 * dim)`, zero at padding: what
     ``ElmoEmbedder`` returns per sentence, before the boundaries are cut off. It computes in float32, whatever the
-    ``precision`` of an ``ElmoEmbedder`` passed in. The file is written in one rename.
+    ``precision`` of an ``ElmoEmbedder`` passed in. The file is written in one rename. ``path`` is checked before the
+    export starts (tens of seconds for ELMo's sizes): every error below but a failing exporter comes at once.
 
     Args:
         model: a built ``BiLM``, or an ``ElmoEmbedder`` or ``BiLanguageModel`` (its ``bilm``); stateless.
@@ -51,7 +52,12 @@ def export_onnx(model, path: str | os.PathLike, opset: int | None = None) -> pat
 
     Raises:
         ValueError: not a biLM, not built, stateful, or a backend other than TensorFlow.
-        OutputOverwritesInputError: ``path`` is a file the model was loaded or fine-tuned from.
+        IsADirectoryError: ``path`` is a directory.
+        FileNotFoundError, NotADirectoryError, PermissionError: ``path``'s directory is missing, is a file, or is not
+            writable.
+        OutputOverwritesInputError (a ValueError): ``path`` is a file the model was loaded or fine-tuned from, lies
+            in the download cache or is a cache record, lock or partial download (``downloads.refuse_cache_output``),
+            or is an existing file that is not an ONNX model (only an ONNX file is replaced).
         ImportError: onnx or tf2onnx is not installed.
 
     Example:
@@ -63,7 +69,10 @@ def export_onnx(model, path: str | os.PathLike, opset: int | None = None) -> pat
     bilm = _stateless_bilm(model)
     refuse_overwriting(path, {**pretrained_sources(model), **getattr(model, "source_files", {})},
                        getattr(model, "source_directories", None), what="the ONNX file")
+    refuse_cache_output(path, what="the ONNX file")
+    check_onnx_output(path)
     check_onnx_export_backend()
+    _check_exporter_installed()
     input_name = ONNX_INPUTS[bilm.token_input]
     ids = keras.Input(bilm.input_ids_shape[1:], dtype="int32", name=input_name)
     activations = ops.stack(bilm(ids, training=False)["activations"], axis=1)  # (B, layers, T, 2 * dim)
@@ -77,6 +86,54 @@ def export_onnx(model, path: str | os.PathLike, opset: int | None = None) -> pat
         graph = named_graph(exported, input_name)
     replace_file(path, lambda handle: handle.write(graph.SerializeToString()))
     return pathlib.Path(path)
+
+
+def check_onnx_output(path: str | os.PathLike) -> None:
+    """Refuse an ONNX output path that cannot be written, or where an existing file is not an ONNX model.
+
+    Raises:
+        IsADirectoryError: ``path`` is a directory.
+        FileNotFoundError, NotADirectoryError, PermissionError: its directory is missing, a file, or not writable.
+        OutputOverwritesInputError: an existing file there is not an ONNX model (a corpus, weights, ...).
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"the ONNX file {path} is a directory; give the file to write, e.g. "
+                                f"{os.path.join(path, 'elmo.onnx')}")
+    directory = os.path.dirname(path) or os.curdir
+    if not os.path.exists(directory):
+        raise FileNotFoundError(f"cannot write the ONNX file {path}: its directory {directory} does not exist; "
+                                "create it or choose another path")
+    if not os.path.isdir(directory):
+        raise NotADirectoryError(f"cannot write the ONNX file {path}: {directory} is a file, not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"cannot write the ONNX file {path}: no permission to write in {directory}; choose "
+                              "another path")
+    if os.path.lexists(path) and not _is_onnx_model(path):
+        raise OutputOverwritesInputError(f"the ONNX file {path} exists and is not an ONNX model, and export_onnx "
+                                         "replaces only ONNX files; choose another path, or remove it first if it "
+                                         "is not needed")
+
+
+def _is_onnx_model(path: str) -> bool:
+    """Whether ``path`` is a regular file holding an ONNX model with a graph (its external data not read)."""
+    if not os.path.isfile(path):
+        return False
+    if importlib.util.find_spec("onnx") is None:  # cannot tell: export needs onnx anyway (refused next)
+        return True
+    import onnx  # optional dependency (the onnx extra), loaded on first use
+
+    try:
+        model = onnx.load(path, load_external_data=False)
+    except Exception:  # protobuf's DecodeError and onnx's own errors, by version: any means "not a model"
+        return False
+    return model.HasField("graph") and len(model.graph.node) > 0
+
+
+def _check_exporter_installed() -> None:
+    missing = [name for name in ("onnx", "tf2onnx") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ImportError(f"export_onnx needs {' and '.join(missing)}: pip install elmo_keras[onnx]")
 
 
 def _stateless_bilm(model) -> BiLM:

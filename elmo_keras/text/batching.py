@@ -14,7 +14,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from elmo_keras.text.char_ids import BOS_TOKEN, EOS_TOKEN, MAX_CHARS_PER_TOKEN, batch_to_ids
+from elmo_keras.text.char_ids import (
+    BEGIN_OF_SENTENCE_ROW,
+    END_OF_SENTENCE_ROW,
+    MAX_CHARS_PER_TOKEN,
+    positioned_row,
+)
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
 
 TOKEN_INPUTS = ("word", "char")
@@ -47,16 +52,51 @@ def char_ids_with_boundaries(sentences: Sequence[Sequence[str]], length: int | N
     """``<S> tokens </S>`` as ELMo character ids, zero-padded: int32 `(batch, max(length, longest + 2), 50)`.
 
     Args:
-        sentences: a non-empty list of non-empty token lists.
+        sentences: a non-empty list of token lists (an empty one becomes ``<S> </S>``).
         length: int, pad to at least this many steps. Defaults to None (the longest sentence + 2).
 
     Raises:
-        TypeError, ValueError: as ``batch_to_ids`` (a str instead of a token list, an empty sentence or token).
+        TypeError, ValueError: as ``check_token_lists(sentences, "char")`` (a str instead of a token list, a token
+            that is not a str, an empty token or one of lone surrogates only), naming the sentence and the token as
+            given (``"sentence 0, token 1"``: the ``<S>`` added is not counted); an empty batch.
     """
-    ids = batch_to_ids([[BOS_TOKEN, *sentence, EOS_TOKEN] for sentence in sentences])
-    padded = np.zeros((len(sentences), _length(sentences, length), MAX_CHARS_PER_TOKEN), dtype=np.int32)
-    padded[:, : ids.shape[1]] = ids
-    return padded
+    check_token_lists(sentences)
+    if len(sentences) == 0:
+        raise ValueError("received an empty batch: pass at least one sentence")
+    ids = np.zeros((len(sentences), _length(sentences, length), MAX_CHARS_PER_TOKEN), dtype=np.int32)
+    for i, sentence in enumerate(sentences):
+        ids[i, 0] = BEGIN_OF_SENTENCE_ROW
+        for j, token in enumerate(sentence):
+            ids[i, j + 1] = positioned_row(token, i, j)
+        ids[i, len(sentence) + 1] = END_OF_SENTENCE_ROW
+    return ids
+
+
+def check_token_lists(sentences: Sequence[Sequence[str]], token_input: str | None = None, first: int = 0) -> None:
+    """Refuse a batch no model input can be made of, naming each sentence and token by its position as given.
+
+    Args:
+        sentences: a list of token lists (each a sequence or NumPy array of str; empty ones are accepted).
+        token_input: ``"char"``: also refuse the tokens ``batch_to_ids`` refuses (empty, or lone surrogates only);
+            ``"word"`` or None: only the types. Defaults to None.
+        first: int, the caller's index of ``sentences[0]`` (a batch cut from a longer list): errors name
+            ``first + i``. Defaults to 0.
+
+    Raises:
+        TypeError: ``sentences`` or one of them is a str or not a sequence, or a token is not a str (``"sentence
+            1, token 0: a token must be a str, received int: 3"``).
+        ValueError: (``"char"``) an empty token or one of lone surrogates only.
+    """
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
+        raise TypeError(f"expected a list of tokenized sentences, received {type(sentences).__name__}; split each "
+                        "text first, e.g. [text.split() for text in texts]")
+    for i, sentence in enumerate(sentences, first):
+        if isinstance(sentence, str) or not isinstance(sentence, (Sequence, np.ndarray)):
+            raise TypeError(f"sentence {i} must be a list of tokens, received {type(sentence).__name__} "
+                            f"({sentence!r:.60}); split it first, e.g. text.split()")
+        for j, token in enumerate(sentence):
+            if token_input == "char" or not isinstance(token, str):
+                positioned_row(token, i, j)  # raises naming sentence i, token j
 
 
 def lm_inputs_and_targets(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, token_input: str,

@@ -135,11 +135,21 @@ def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
     ids = np.zeros((len(sentences), max_tokens, MAX_CHARS_PER_TOKEN), dtype=np.int32)
     for i, sentence in enumerate(sentences):
         for j, token in enumerate(sentence):
-            try:
-                ids[i, j] = _known_row(token) if isinstance(token, str) else token_to_char_ids(token)
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"sentence {i}, token {j}: {error}") from None
+            ids[i, j] = positioned_row(token, i, j)
     return ids
+
+
+def positioned_row(token, sentence: int, position: int) -> np.ndarray:
+    """``token_to_char_ids(token)`` (kept for the ``KNOWN_ROWS`` most recent ``str`` tokens, read-only), its errors
+    naming the token as ``"sentence {sentence}, token {position}: ..."``: the caller's positions, 0-based.
+
+    Raises:
+        TypeError, ValueError: as ``token_to_char_ids``.
+    """
+    try:
+        return _known_row(token) if isinstance(token, str) else token_to_char_ids(token)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"sentence {sentence}, token {position}: {error}") from None
 
 
 def trim_character_padding(ids: np.ndarray, widest_filter: int) -> np.ndarray:
