@@ -25,10 +25,12 @@ from elmo_keras.pretrained.allennlp_weights import (
     projection_keys,
     transformer_block_keys,
 )
+from elmo_keras.pretrained.torch_state_dict import read_torch_state_dict
 from tests.allennlp_archive_files import transformer_elmo_config
 from tests.allennlp_transformer_reference import Highway as AllenNLPHighway
 from tests.allennlp_transformer_reference import LanguageModel, PositionalEncoding
 from tests.backend_support import to_numpy
+from tests.conftest import SHARED_FIXTURES
 
 RNG = np.random.default_rng(0)
 
@@ -83,6 +85,15 @@ def test_the_position_table_agrees_with_allennlps_buffer():
         np.testing.assert_allclose(table[:512], sinusoidal_table(512, dim), rtol=0, atol=2e-5)  # sentence lengths
     with pytest.raises(ValueError, match="positional encoding"):
         positional_encoding_table(np.ones((5000, 16)))
+
+
+@pytest.mark.fixtures
+def test_the_position_table_agrees_with_the_fixtures_stored_one():
+    path = SHARED_FIXTURES / "transformer_elmo" / "weights.th"
+    if not path.exists():
+        pytest.skip(f"the transformer ELMo fixture is not at {path.parent} (it lives in ../shared/fixtures)")
+    stored = read_torch_state_dict(path, keep=lambda key: key == POSITIONAL_ENCODING)[POSITIONAL_ENCODING]
+    np.testing.assert_allclose(positional_encoding_table(stored), sinusoidal_table(5000, 16), rtol=0, atol=1e-6)
 
 
 @pytest.mark.parametrize("location, layer_norm", [("after_cnn", None), ("after_highway", True)])

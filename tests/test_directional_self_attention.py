@@ -76,3 +76,10 @@ def test_arguments_are_checked():
 def test_layer_checks_directional_self_attention(tmp_path):
     check_layer(lambda: DirectionalSelfAttention(num_heads=2, direction="backward", name="attention"),
                 RNG.normal(size=(3, 5, 8)).astype("float32"), tmp_path)
+
+
+def test_a_row_hiding_every_key_stays_finite_in_float16():
+    layer = DirectionalSelfAttention(num_heads=2, direction="backward", dtype="float16")
+    mask = np.array([[True, True, False, False]])  # the padded queries 2, 3 see no key in the backward direction
+    output = to_numpy(layer(np.ones((1, 4, 8), "float16"), mask=mask))
+    assert np.isfinite(output).all()

@@ -64,37 +64,53 @@ def embed(model, sentences):
 
 
 def test_our_char_ids_are_allennlps(sentences, expected):
+    ids = batch_to_ids(sentences)
+    with_boundaries, _ = add_sentence_boundaries(ids, ids.any(-1), BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW)
+    with_boundaries = to_numpy(with_boundaries)
     for i, sentence in enumerate(sentences):
-        ids = batch_to_ids([sentence])
-        np.testing.assert_array_equal(ids[0], expected[f"s{i:02d}_char_ids"])
-        with_boundaries, _ = add_sentence_boundaries(ids, ids.any(-1), BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW)
-        np.testing.assert_array_equal(to_numpy(with_boundaries)[0], expected[f"s{i:02d}_char_ids_with_bos_eos"])
+        n = len(sentence)
+        np.testing.assert_array_equal(ids[i, :n], expected[f"s{i:02d}_char_ids"])
+        np.testing.assert_array_equal(with_boundaries[i, : n + 2], expected[f"s{i:02d}_char_ids_with_bos_eos"])
+
+
+@pytest.fixture(scope="module")
+def batch(model, sentences):
+    """All five sentences as one right-padded batch (one shape: each new shape compiles again on JAX)."""
+    return embed(model, sentences)
+
+
+def test_all_sentences_in_one_padded_batch(batch, expected):
+    for name in ("char_ids", "char_ids_with_bos_eos", "mask", "mask_with_bos_eos"):
+        np.testing.assert_array_equal(batch[name], expected[f"batch_{name}"], err_msg=name)
+    for name in ("char_cnn", "layers", "mix"):
+        np.testing.assert_allclose(batch[name], expected[f"batch_{name}"], err_msg=name, **TOLERANCE)
 
 
 @pytest.mark.parametrize("index", range(5))
-def test_each_sentence_alone(model, sentences, expected, index):
-    got = embed(model, [sentences[index]])
+def test_each_sentence_as_allennlp_embeds_it_alone(batch, expected, sentences, index):
+    """AllenNLP's outputs for the sentence alone (batch of 1) against its row of our padded batch."""
+    n = len(sentences[index])
     for name in ("char_cnn", "mix", "char_cnn_with_bos_eos"):
-        np.testing.assert_allclose(got[name][0], expected[f"s{index:02d}_{name}"], err_msg=name, **TOLERANCE)
+        length = n + 2 if name.endswith("bos_eos") else n
+        np.testing.assert_allclose(batch[name][index, :length], expected[f"s{index:02d}_{name}"], err_msg=name,
+                                   **TOLERANCE)
     for name in ("layers", "layers_with_bos_eos"):
-        np.testing.assert_allclose(got[name][:, 0], expected[f"s{index:02d}_{name}"], err_msg=name, **TOLERANCE)
+        length = n + 2 if name.endswith("bos_eos") else n
+        np.testing.assert_allclose(batch[name][:, index, :length], expected[f"s{index:02d}_{name}"], err_msg=name,
+                                   **TOLERANCE)
 
 
-def test_all_sentences_in_one_padded_batch(model, sentences, expected):
-    got = embed(model, sentences)
-    for name in ("char_ids", "char_ids_with_bos_eos", "mask", "mask_with_bos_eos"):
-        np.testing.assert_array_equal(got[name], expected[f"batch_{name}"], err_msg=name)
-    for name in ("char_cnn", "layers", "mix"):
-        np.testing.assert_allclose(got[name], expected[f"batch_{name}"], err_msg=name, **TOLERANCE)
-
-
-def test_batch_mates_and_padding_change_nothing(model, sentences):
+def test_a_sentence_alone_and_in_the_batch(model, sentences, expected, batch):
+    """Run alone (no padding), the short sentence gives AllenNLP's numbers and its batch row's (batch-mates and
+    padding change nothing)."""
     alone = embed(model, [sentences[4]])
-    batch = embed(model, [sentences[3], sentences[4], sentences[0]])  # the short sentence padded to 15 tokens
     length = len(sentences[4])
-    np.testing.assert_allclose(batch["layers"][:, 1, :length], alone["layers"][:, 0], rtol=0, atol=1e-6)
-    np.testing.assert_allclose(batch["mix"][1, :length], alone["mix"][0], rtol=0, atol=1e-6)
-    np.testing.assert_array_equal(batch["mix"][1, length:], 0.0)
+    for name in ("char_cnn", "mix"):
+        np.testing.assert_allclose(alone[name][0], expected[f"s04_{name}"], err_msg=name, **TOLERANCE)
+    np.testing.assert_allclose(alone["layers"][:, 0], expected["s04_layers"], **TOLERANCE)
+    np.testing.assert_allclose(batch["layers"][:, 4, :length], alone["layers"][:, 0], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(batch["mix"][4, :length], alone["mix"][0], rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(batch["mix"][4, length:], 0.0)
 
 
 def test_ten_calls_give_bit_identical_sums(model):

@@ -9,6 +9,7 @@ from elmo_keras.argument_checks import check_int, check_rate
 
 DIRECTIONS = ("forward", "backward")
 MASKED_SCORE = -1e9  # AllenNLP's scores.masked_fill(mask == 0, -1e9): exp underflows to exactly 0 in float32
+FLOAT16_MASKED_SCORE = -6.5e4  # float16's -1e9 would be -inf, and a row hiding every key would give NaN
 
 
 def allowed_keys(time, mask, direction: str):
@@ -97,7 +98,8 @@ class DirectionalSelfAttention(keras.layers.Layer):
         query, key, value = (self._split_heads(dense(inputs), batch, time)
                              for dense in (self.query_dense, self.key_dense, self.value_dense))  # (B, H, T, d_k)
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2))) / math.sqrt(dim // self.num_heads)  # (B, H, T, T)
-        scores = ops.where(allowed_keys(time, mask, self.direction), scores, ops.cast(MASKED_SCORE, scores.dtype))
+        masked = FLOAT16_MASKED_SCORE if keras.backend.standardize_dtype(scores.dtype) == "float16" else MASKED_SCORE
+        scores = ops.where(allowed_keys(time, mask, self.direction), scores, ops.cast(masked, scores.dtype))
         probabilities = self.attention_dropout(ops.softmax(scores, axis=-1), training=training)
         heads = ops.matmul(probabilities, value)  # (B, H, T, d_k)
         joined = ops.reshape(ops.transpose(heads, (0, 2, 1, 3)), (batch, time, dim))  # (B, T, dim)
