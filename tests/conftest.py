@@ -27,7 +27,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llv
 
 import pytest  # noqa: E402
 
-import elmo_keras  # noqa: E402,F401  (first: TensorFlow's first import, by any test module, stays quiet)
+import elmo_keras  # noqa: E402,F401  (first: it sets TF_CPP_MIN_LOG_LEVEL and the default backend before Keras loads)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
@@ -98,3 +98,4 @@ def shared_fixtures() -> pathlib.Path:
 # tests' models directory with tiny trained models
 from tests.elmo_fixture_data import expected, model_dir, sentences  # noqa: E402,F401
 from tests.explorer_fixtures import app_env, tagging_models_dir, tiny_model, tiny_models_dir  # noqa: E402,F401
+from tests.http_fixture_server import cache, running_server, server  # noqa: E402,F401  (the download tests')

@@ -138,3 +138,30 @@ def isolate_downloads(monkeypatch, cache) -> None:
     monkeypatch.delenv("ELMO_KERAS_OFFLINE", raising=False)
     for variable in PROXY_VARIABLES:
         monkeypatch.delenv(variable, raising=False)
+
+
+# -- the fixtures the download tests share (imported by name into each test module) ---------------------------
+
+
+@pytest.fixture(scope="module")
+def running_server(shared_fixtures):
+    with serving(shared_fixtures) as running:
+        yield running
+
+
+@pytest.fixture
+def server(running_server):
+    """The fixture server with no faults, redirects or requests counted yet; held bodies let go at the end."""
+    running_server.modes.clear()
+    running_server.requests.clear()
+    running_server.redirects.clear()
+    running_server.release.clear()
+    yield running_server
+    running_server.release.set()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty cache for this test, online, with no proxy in the way."""
+    isolate_downloads(monkeypatch, tmp_path / "cache")
+    return tmp_path / "cache"

@@ -20,32 +20,18 @@ from elmo_keras.pretrained.downloads import CachedFileChangedError, DownloadErro
 from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.pretrained.urls import normal_url, shown_url
 from elmo_keras.safe_files import OutputOverwritesInputError
-from tests.http_fixture_server import DRIP, ENDLESS, HOLD_HALF_WAY, REDIRECT, STALL, isolate_downloads, serving
+from tests.http_fixture_server import (  # noqa: F401 (fixtures)
+    DRIP,
+    ENDLESS,
+    HOLD_HALF_WAY,
+    REDIRECT,
+    STALL,
+    isolate_downloads,
+    serving,
+)
 
 OPTIONS, WEIGHTS = "/elmo/bilm_tf/options.json", "/elmo/bilm_tf/weights.hdf5"
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def running_server(shared_fixtures):
-    with serving(shared_fixtures) as running:
-        yield running
-
-
-@pytest.fixture
-def server(running_server):
-    running_server.modes.clear()
-    running_server.requests.clear()
-    running_server.redirects.clear()
-    running_server.release.clear()
-    yield running_server
-    running_server.release.set()  # lets hostile bodies end
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    isolate_downloads(monkeypatch, tmp_path / "cache")
-    return tmp_path / "cache"
 
 
 def _leftovers(directory) -> list[str]:

@@ -24,32 +24,16 @@ from elmo_keras.pretrained.downloads import (
 )
 from elmo_keras.pretrained.model_files import local_model_files, model_file_paths
 from elmo_keras.pretrained.registry import RELEASED_MODELS, ReleasedModel, RemoteFile, released_model
-from tests.http_fixture_server import DROP_HALF_WAY, HOLD_HALF_WAY, NO_LENGTH, isolate_downloads, serving
+from tests.http_fixture_server import (  # noqa: F401 (fixtures)
+    DROP_HALF_WAY,
+    HOLD_HALF_WAY,
+    NO_LENGTH,
+    isolate_downloads,
+    serving,
+)
 
 OPTIONS, WEIGHTS = "/elmo/bilm_tf/options.json", "/elmo/bilm_tf/weights.hdf5"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@pytest.fixture(scope="module")
-def running_server(shared_fixtures):
-    with serving(shared_fixtures) as running:
-        yield running
-
-
-@pytest.fixture
-def server(running_server):
-    """The fixture server with no faults and no requests counted yet."""
-    running_server.modes.clear()
-    running_server.requests.clear()
-    running_server.release.clear()
-    return running_server
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """An empty cache for this test, online, with no proxy in the way."""
-    isolate_downloads(monkeypatch, tmp_path / "cache")
-    return tmp_path / "cache"
 
 
 @pytest.fixture

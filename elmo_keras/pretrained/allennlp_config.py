@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from elmo_keras.limits import largest_factor, memory_shortfall
-from elmo_keras.pretrained.options import PretrainedFileError
+from elmo_keras.pretrained.options import MISSING, ConfigFields, PretrainedFileError
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
 NUM_HEADS = 8  # make_model(heads=8) in bidirectional_language_model_transformer.py; not configurable there
@@ -226,37 +226,16 @@ def _is_positive_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-_MISSING = object()  # no default: the field is required
 _ABSENT = object()  # what get returns for an absent optional field
 
 
-class _Fields:
-    """Reads dotted fields of ``config.json``; every error names the file and the field."""
+class _Fields(ConfigFields):
+    """``config.json``'s fields; errors are ``ArchiveError`` s showing at most 80 characters of a value."""
 
-    def __init__(self, data, source: str):
-        if not isinstance(data, dict):
-            raise ArchiveError(source, None, f"must hold a JSON object, received {type(data).__name__}")
-        self.data, self.source = data, source
+    error = ArchiveError
 
-    def get(self, field, kind, default=_MISSING, check=None, expected=None):
-        value = self.data
-        for part in field.split("."):
-            if not isinstance(value, dict) or part not in value:
-                if default is not _MISSING:
-                    return default
-                raise ArchiveError(self.source, field, f"is missing (expected {expected or kind.__name__})")
-            value = value[part]
-        if kind is int and isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        valid = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
-        if not valid or (check is not None and not check(value)):
-            raise ArchiveError(self.source, field, f"must be {expected or kind.__name__}, received {str(value)[:80]}")
-        return value
-
-    def positive_int(self, field):
-        return self.get(field, int, check=lambda v: v > 0, expected="a positive int")
+    def shown(self, value) -> str:
+        return str(value)[:80]
 
     def rate(self, field, default):
         """A dropout rate in ``[0, 1)``: ``default`` where the field is absent, None where it is null."""
@@ -266,5 +245,5 @@ class _Fields:
         return self.get(field, float, check=lambda v: math.isfinite(v) and 0.0 <= v < 1.0,
                         expected="a number in [0, 1)")
 
-    def choice(self, field, allowed, default=_MISSING):
+    def choice(self, field, allowed, default=MISSING):
         return self.get(field, str, default=default, check=lambda v: v in allowed, expected=f"one of {allowed}")

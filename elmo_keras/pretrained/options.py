@@ -241,35 +241,55 @@ def _is_positive_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-_MISSING = object()
+MISSING = object()  # no default: the field is required
 
 
-class _FieldReader:
-    """Reads dotted fields from the options dict; every error names the file and the field."""
+class ConfigFields:
+    """Reads dotted fields (``lstm.dim``) of a JSON configuration; every error is an ``error`` naming the file and the
+    field. ``options.json`` reads through ``_FieldReader``, AllenNLP's ``config.json`` through its own subclass
+    (``allennlp_config``).
+
+    A whole float where an int is asked for is that int; an int where a float is asked for is that float; a bool is
+    never a number.
+    """
+
+    error = PretrainedFileError
 
     def __init__(self, data, source):
         if not isinstance(data, dict):
-            raise OptionsError(source, None, f"must hold a JSON object, received {type(data).__name__}")
+            raise self.error(source, None, f"must hold a JSON object, received {type(data).__name__}")
         self.data = data
         self.source = source
 
-    def get(self, field, kind, default=_MISSING, check=None, expected=None):
+    def shown(self, value) -> str:
+        """How a refused value appears in the message."""
+        return repr(value)
+
+    def get(self, field, kind, default=MISSING, check=None, expected=None):
         value = self.data
         for part in field.split("."):
             if not isinstance(value, dict) or part not in value:
-                if default is not _MISSING:
+                if default is not MISSING:
                     return default
-                raise OptionsError(self.source, field, f"is missing (expected {expected or kind.__name__})")
+                raise self.error(self.source, field, f"is missing (expected {expected or kind.__name__})")
             value = value[part]
         if kind is int and isinstance(value, float) and value.is_integer():
             value = int(value)
-        valid_type = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        valid_type = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
         if not valid_type or (check is not None and not check(value)):
-            raise OptionsError(self.source, field, f"must be {expected or kind.__name__}, received {value!r}")
+            raise self.error(self.source, field, f"must be {expected or kind.__name__}, received {self.shown(value)}")
         return value
 
     def positive_int(self, field):
         return self.get(field, int, check=lambda v: v > 0, expected="a positive int")
+
+
+class _FieldReader(ConfigFields):
+    """``options.json``'s fields; errors are ``OptionsError`` s."""
+
+    error = OptionsError
 
     def optional_clip(self, field):
         value = self.get(field, object, default=None)
