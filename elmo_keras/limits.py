@@ -7,6 +7,7 @@ out-of-memory error deep in TensorFlow; these checks turn them into one clear er
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from elmo_keras.argument_checks import check_int
 
@@ -78,6 +79,28 @@ def memory_shortfall(parameters: int, copies: int) -> str | None:
         return None
     return (f"the model would have {parameters:,} parameters, needing about {_gigabytes(needed)} of memory, but "
             f"{_gigabytes(available)} is available")
+
+
+def check_fits_in_memory(parameters: int, count: Callable[..., int], sizes: dict[str, int], copies: int,
+                         refuse: Callable[[str, str], Exception]) -> None:
+    """Refuse a model whose work (``copies`` float32 arrays of ``parameters``) cannot fit in available memory: the one
+    memory check of every model description (``BiLMConfig`` to train, ``ElmoOptions`` and AllenNLP's transformer
+    config to load).
+
+    Args:
+        parameters: int, the model's parameter count.
+        count: ``fn(**sizes) -> int``, the count with some ``sizes`` replaced (for ``largest_factor``).
+        sizes: ``{field name: value}``, the fields that set the count.
+        copies: int, as ``memory_shortfall``.
+        refuse: ``refuse(field, shortfall)``, the error to raise: ``field`` names the size that makes the model
+            large (``largest_factor``), ``shortfall`` is ``memory_shortfall``'s sentence.
+
+    Raises:
+        What ``refuse`` returns, when the model does not fit.
+    """
+    shortfall = memory_shortfall(parameters, copies)
+    if shortfall is not None:
+        raise refuse(largest_factor(count, sizes), shortfall)
 
 
 def lstm_stack_parameters(input_dim: int, units: int, projection_dim: int | None, num_layers: int) -> int:

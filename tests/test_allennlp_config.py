@@ -100,7 +100,7 @@ def test_invalid_fields_are_named(field, value, fragment):
 
 
 def test_a_model_too_large_for_memory_names_the_field(monkeypatch):
-    monkeypatch.setattr("elmo_keras.pretrained.allennlp_config.memory_shortfall",
+    monkeypatch.setattr("elmo_keras.limits.memory_shortfall",  # the one memory check's
                         lambda parameters, copies: "it would need 1.0 TiB" if parameters > 10**9 else None)
     data = transformer_elmo_config(hidden_dim=10**9)
     with pytest.raises(ArchiveError, match="'contextualizer.hidden_dim' = 1,000,000,000 is too large"):

@@ -112,7 +112,7 @@ def test_an_input_of_another_type_is_one_line_naming_it(tmp_path):
     ([["a"], ["b", ""]], ValueError, "sentence 1, token 1: token is empty"),
     ([["a"], [], ["\ud800"]], ValueError, "sentence 2, token 0: token has no UTF-8-encodable character"),
     ([["a"], "b c"], TypeError, "sentence 1 must be a list of tokens, received str"),
-    ("a b", TypeError, "expected a list of tokenized sentences, received str"),
+    ("a b", TypeError, "sentences must be a list of token lists, received the str"),
 ])
 def test_errors_name_the_callers_positions(tmp_path, sentences, error, message):
     embedder = OnnxEmbedder(save_model(tmp_path / "fake.onnx"))

@@ -32,7 +32,7 @@ def tagger():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"sentences": "paris"}, "sentences must be a list of sentences (token lists or strings), received the str "
-                             "'paris'; to tag one sentence pass a list of it: ['paris']"),
+                             "'paris'; to pass one sentence, wrap it in a list: ['paris']"),
     ({"batch_size": -1}, "batch_size must be a positive int, received -1"),
     ({"batch_size": 0}, "batch_size must be a positive int, received 0"),
     ({"batch_size": 2.0}, "batch_size must be a positive int, received 2.0"),
@@ -43,8 +43,8 @@ def tagger():
      f"sentences[2] has {MAX_SENTENCE_TOKENS + 1:,} tokens, more than the limit of {MAX_SENTENCE_TOKENS:,}: split "
      "it into shorter sentences (e.g. at sentence ends): taggers take one sentence at a time"),
     ({"sentences": [["a"], "  "]}, "sentences[1] is empty: every sentence needs at least one token"),
-    ({"sentences": [["a", 3]]}, "sentences[0], token 1 must be a str, received 3"),
-    ({"sentences": [5]}, "sentences[0] must be a str or a list of str tokens, received 5"),
+    ({"sentences": [["a", 3]]}, "sentences[0], token 1: a token must be a str, received int: 3"),
+    ({"sentences": [5]}, "sentences[0] must be a str or a list of str tokens, received int (5)"),
 ])
 def test_predict_tags_refuses_bad_arguments_before_the_model_runs(tagger, monkeypatch, kwargs, message):
     monkeypatch.setattr(tagger, "tag_ids", lambda inputs: pytest.fail("the model ran"))

@@ -104,10 +104,10 @@ def test_batch_to_ids_shape_and_padding_rows():
 @pytest.mark.parametrize(
     "bad, error, match",
     [
-        ([], ValueError, "empty batch"),
+        ([], ValueError, "sentences has no sentences"),
         ([["ok"], []], ValueError, "sentence 1 is empty"),
         (["not tokenized"], TypeError, "tokenize it first"),
-        ("not tokenized", TypeError, "list of tokenized sentences"),
+        ("not tokenized", TypeError, "must be a list of token lists, received the str"),
         ([["ok", ""]], ValueError, "sentence 0, token 1: token is empty"),
         ([["\ud800"]], ValueError, "no UTF-8-encodable"),
         ([["ok", 3]], TypeError, "sentence 0, token 1"),

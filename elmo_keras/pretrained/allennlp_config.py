@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from elmo_keras.limits import largest_factor, memory_shortfall
+from elmo_keras.limits import check_fits_in_memory
 from elmo_keras.pretrained.options import MISSING, ConfigFields, PretrainedFileError
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN, NUM_CHAR_IDS
 
@@ -182,11 +182,11 @@ class TransformerElmoConfig:
 
     def check_fits_in_memory(self) -> None:
         """Raise an ``ArchiveError`` naming the size field that makes the model too large to load here."""
-        shortfall = memory_shortfall(self.parameter_count(), copies=LOADING_COPIES)
-        if shortfall is not None:
-            field = largest_factor(self.parameter_count, self.size_fields())
-            raise ArchiveError(self.source, field, f"= {self.size_fields()[field]:,} is too large for this machine: "
-                                                   f"{shortfall}; check the value (a typo?)")
+        sizes = self.size_fields()
+        check_fits_in_memory(self.parameter_count(), self.parameter_count, sizes, LOADING_COPIES,
+                             lambda field, shortfall: ArchiveError(self.source, field, f"= {sizes[field]:,} is too "
+                                                                   f"large for this machine: {shortfall}; check the "
+                                                                   "value (a typo?)"))
 
 
 def _single_embedder(read: "_Fields") -> tuple[str, str]:

@@ -18,7 +18,7 @@ from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.elmo import Elmo
-from elmo_keras.limits import largest_factor, memory_shortfall
+from elmo_keras.limits import check_fits_in_memory
 from elmo_keras.pretrained.model_files import local_model_files
 from elmo_keras.pretrained.options import ElmoOptions, OptionsError
 from elmo_keras.pretrained.weights import (
@@ -54,7 +54,8 @@ def bilm_from_options(options: ElmoOptions, stateful: bool = False, name: str = 
     Raises:
         OptionsError: the model would not fit in this machine's memory (naming the field that makes it large).
     """
-    check_fits_in_memory(options)
+    check_fits_in_memory(options.parameter_count(), options.parameter_count, options.size_fields(), LOADING_COPIES,
+                         _too_large(options))
     cnn, lstm = options.char_cnn, options.lstm
     encoder = CharCNN(
         embedding_dim=cnn.embedding_dim,
@@ -79,20 +80,16 @@ def bilm_from_options(options: ElmoOptions, stateful: bool = False, name: str = 
     )
 
 
-def check_fits_in_memory(options: ElmoOptions) -> None:
-    """Refuse options whose biLM (and a copy of its weights while loading) cannot fit in available memory.
+def _too_large(options: ElmoOptions):
+    """``refuse`` for ``limits.check_fits_in_memory``: an ``OptionsError`` naming the size field of ``options``."""
 
-    Raises:
-        OptionsError: naming the size field that makes the model large (``lstm.dim = 1,000,000,000``).
-    """
-    shortfall = memory_shortfall(options.parameter_count(), copies=LOADING_COPIES)
-    if shortfall is None:
-        return
-    sizes = options.size_fields()
-    field = largest_factor(options.parameter_count, sizes)
-    value = f"(with {sizes[field]:,} filters in all)" if field == "char_cnn.filters" else f"= {sizes[field]:,}"
-    raise OptionsError(options.source, field,
-                       f"{value} is too large for this machine: {shortfall}; check the value (a typo?)")
+    def refuse(field: str, shortfall: str) -> OptionsError:
+        size = options.size_fields()[field]
+        value = f"(with {size:,} filters in all)" if field == "char_cnn.filters" else f"= {size:,}"
+        return OptionsError(options.source, field,
+                            f"{value} is too large for this machine: {shortfall}; check the value (a typo?)")
+
+    return refuse
 
 
 def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.PathLike | None = None,

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from elmo_keras.limits import check_length
+from elmo_keras.text.sentences import check_sentences, sentence_tokens
 
 MAX_SENTENCE_TOKENS = 1_000
 MAX_BATCH_TOKENS = 65_536
+_LENGTH_FIX = "split it into shorter sentences (e.g. at sentence ends): taggers take one sentence at a time"
 
 
 def check_not_str(value, name: str, expected: str, hint: str = "") -> None:
@@ -31,7 +32,8 @@ def check_not_str(value, name: str, expected: str, hint: str = "") -> None:
 
 
 def check_token_lists(sentences, name: str = "sentences") -> list[list[str]]:
-    """``sentences`` as lists of str tokens, each non-empty and at most ``MAX_SENTENCE_TOKENS`` long.
+    """``sentences`` as lists of str tokens, each non-empty and at most ``MAX_SENTENCE_TOKENS`` long
+    (``text.sentences.check_sentences``, sentence ``i`` named ``"{name}[i]"``).
 
     Args:
         sentences: a list of token lists.
@@ -41,13 +43,7 @@ def check_token_lists(sentences, name: str = "sentences") -> list[list[str]]:
         ValueError: naming ``name`` (and the sentence's index): a str where the list is, a sentence that is a str
             or not a list of str tokens, an empty or over-long sentence.
     """
-    check_not_str(sentences, name, "a list of token lists")
-    rows = []
-    for index, sentence in enumerate(_iterable(sentences, name, "a list of token lists")):
-        if isinstance(sentence, (str, bytes)) or not isinstance(sentence, Iterable):
-            raise ValueError(f"{name}[{index}] must be a non-empty list of tokens, received {sentence!r:.60}")
-        rows.append(_checked_tokens(list(sentence), f"{name}[{index}]"))
-    return rows
+    return _checked_sentences(sentences, name, "refuse")
 
 
 def checked_sentences(sentences, name: str = "sentences") -> list[list[str]]:
@@ -56,16 +52,12 @@ def checked_sentences(sentences, name: str = "sentences") -> list[list[str]]:
     Raises:
         ValueError: as ``check_token_lists``; a single str says to wrap it in a list.
     """
-    check_not_str(sentences, name, "a list of sentences (token lists or strings)",
-                  f"; to tag one sentence pass a list of it: [{sentences!r:.60}]" if isinstance(sentences, str) else "")
-    rows = []
-    for index, sentence in enumerate(_iterable(sentences, name, "a list of sentences (token lists or strings)")):
-        if isinstance(sentence, str):
-            sentence = sentence.split()
-        elif isinstance(sentence, bytes) or not isinstance(sentence, Iterable):
-            raise ValueError(f"{name}[{index}] must be a str or a list of str tokens, received {sentence!r:.60}")
-        rows.append(_checked_tokens(list(sentence), f"{name}[{index}]"))
-    return rows
+    return _checked_sentences(sentences, name, "split")
+
+
+def _checked_sentences(sentences, name: str, strings: str) -> list[list[str]]:
+    return check_sentences(sentences, name, where=f"{name}[{{}}]", strings=strings, empty_batch=True,
+                           max_tokens=MAX_SENTENCE_TOKENS, length_fix=_LENGTH_FIX)
 
 
 def checked_examples(task: str, examples) -> list[tuple[list[str], list[str]]]:
@@ -92,7 +84,8 @@ def checked_examples(task: str, examples) -> list[tuple[list[str], list[str]]]:
         if not tokens or len(tokens) != len(tags):
             raise ValueError(f"task {task!r}: example {index} has {len(tokens)} tokens and {len(tags)} tags; "
                              "every sentence needs one tag per token")
-        rows.append((_checked_tokens(tokens, f"task {task!r}: example {index}"), tags))
+        rows.append((sentence_tokens(tokens, f"task {task!r}: example {index}", max_tokens=MAX_SENTENCE_TOKENS,
+                                     length_fix=_LENGTH_FIX), tags))
     return rows
 
 
@@ -174,14 +167,3 @@ def _iterable(value, name: str, expected: str):
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise ValueError(f"{name} must be {expected}, received {type(value).__name__}")
     return value
-
-
-def _checked_tokens(tokens: list, where: str) -> list[str]:
-    if not tokens:
-        raise ValueError(f"{where} is empty: every sentence needs at least one token")
-    check_length(where, len(tokens), MAX_SENTENCE_TOKENS, fix="split it into shorter sentences (e.g. at sentence "
-                                                                "ends): taggers take one sentence at a time")
-    for position, token in enumerate(tokens):
-        if not isinstance(token, str):
-            raise ValueError(f"{where}, token {position} must be a str, received {token!r:.60}")
-    return tokens

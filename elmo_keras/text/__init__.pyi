@@ -23,7 +23,7 @@ from elmo_keras.text.char_ids import (
     token_to_char_ids,
     trim_character_padding,
 )
-from elmo_keras.text.sentences import as_token_lists, as_words, sentence_tokens
+from elmo_keras.text.sentences import SentenceTypeError, as_token_lists, as_words, check_sentences, sentence_tokens
 from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, SPECIAL_TOKENS, UNK_ID, Vocabulary
 from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary, write_bilm_vocabulary

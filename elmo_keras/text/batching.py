@@ -20,6 +20,7 @@ from elmo_keras.text.char_ids import (
     MAX_CHARS_PER_TOKEN,
     positioned_row,
 )
+from elmo_keras.text.sentences import check_sentences
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, Vocabulary
 
 TOKEN_INPUTS = ("word", "char")
@@ -58,11 +59,9 @@ def char_ids_with_boundaries(sentences: Sequence[Sequence[str]], length: int | N
     Raises:
         TypeError, ValueError: as ``check_token_lists(sentences, "char")`` (a str instead of a token list, a token
             that is not a str, an empty token or one of lone surrogates only), naming the sentence and the token as
-            given (``"sentence 0, token 1"``: the ``<S>`` added is not counted); an empty batch.
+            given (``"sentence 0, token 1"``: the ``<S>`` added is not counted); no sentences.
     """
-    check_token_lists(sentences)
-    if len(sentences) == 0:
-        raise ValueError("received an empty batch: pass at least one sentence")
+    check_sentences(sentences, empty_sentences=True)
     ids = np.zeros((len(sentences), _length(sentences, length), MAX_CHARS_PER_TOKEN), dtype=np.int32)
     for i, sentence in enumerate(sentences):
         ids[i, 0] = BEGIN_OF_SENTENCE_ROW
@@ -72,8 +71,10 @@ def char_ids_with_boundaries(sentences: Sequence[Sequence[str]], length: int | N
     return ids
 
 
-def check_token_lists(sentences: Sequence[Sequence[str]], token_input: str | None = None, first: int = 0) -> None:
-    """Refuse a batch no model input can be made of, naming each sentence and token by its position as given.
+def check_token_lists(sentences: Sequence[Sequence[str]], token_input: str | None = None,
+                      first: int = 0) -> list[list[str]]:
+    """``text.sentences.check_sentences`` for a model input: empty sentences and an empty batch accepted, str
+    sentences refused; each sentence and token named by its position as given (``"sentence 1, token 0"``).
 
     Args:
         sentences: a list of token lists (each a sequence or NumPy array of str; empty ones are accepted).
@@ -82,21 +83,16 @@ def check_token_lists(sentences: Sequence[Sequence[str]], token_input: str | Non
         first: int, the caller's index of ``sentences[0]`` (a batch cut from a longer list): errors name
             ``first + i``. Defaults to 0.
 
+    Returns:
+        The sentences as new token lists.
+
     Raises:
         TypeError: ``sentences`` or one of them is a str or not a sequence, or a token is not a str (``"sentence
-            1, token 0: a token must be a str, received int: 3"``).
+            1, token 0: a token must be a str, received int: 3; ..."``).
         ValueError: (``"char"``) an empty token or one of lone surrogates only.
     """
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise TypeError(f"expected a list of tokenized sentences, received {type(sentences).__name__}; split each "
-                        "text first, e.g. [text.split() for text in texts]")
-    for i, sentence in enumerate(sentences, first):
-        if isinstance(sentence, str) or not isinstance(sentence, (Sequence, np.ndarray)):
-            raise TypeError(f"sentence {i} must be a list of tokens, received {type(sentence).__name__} "
-                            f"({sentence!r:.60}); split it first, e.g. text.split()")
-        for j, token in enumerate(sentence):
-            if token_input == "char" or not isinstance(token, str):
-                positioned_row(token, i, j)  # raises naming sentence i, token j
+    return check_sentences(sentences, empty_sentences=True, empty_batch=True, first=first,
+                           token_check=positioned_row if token_input == "char" else None)
 
 
 def lm_inputs_and_targets(sentences: Sequence[Sequence[str]], vocabulary: Vocabulary, token_input: str,

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from elmo_keras.text.sentences import check_sentences
+
 MAX_CHARS_PER_TOKEN = 50
 MAX_BYTES_PER_TOKEN = MAX_CHARS_PER_TOKEN - 2
 BOS_TOKEN = "<S>"
@@ -97,24 +99,6 @@ def _known_row(token: str) -> np.ndarray:
     return row
 
 
-def _check_sentences(sentences: Sequence[Sequence[str]]) -> None:
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise TypeError(
-            "expected a list of tokenized sentences (a list of lists of str), received "
-            f"{type(sentences).__name__}; tokenize first, e.g. [elmo_keras.tokenize(s) for s in texts]"
-        )
-    if len(sentences) == 0:
-        raise ValueError("received an empty batch: pass at least one sentence")
-    for index, sentence in enumerate(sentences):
-        if isinstance(sentence, str):
-            raise TypeError(
-                f"sentence {index} is a str ({sentence!r:.60}), not a list of tokens; "
-                "tokenize it first, e.g. elmo_keras.tokenize(text)"
-            )
-        if len(sentence) == 0:
-            raise ValueError(f"sentence {index} is empty: every sentence needs at least one token")
-
-
 def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
     """Convert tokenized sentences to ELMo character ids, AllenNLP's ``batch_to_ids`` call shape.
 
@@ -130,7 +114,7 @@ def batch_to_ids(sentences: Sequence[Sequence[str]]) -> np.ndarray:
         ValueError: an empty batch, an empty sentence, or an empty/unencodable token (the message names
             the sentence and token position).
     """
-    _check_sentences(sentences)
+    check_sentences(sentences)  # types and empty sentences; the tokens as they are encoded
     max_tokens = max(len(sentence) for sentence in sentences)
     ids = np.zeros((len(sentences), max_tokens, MAX_CHARS_PER_TOKEN), dtype=np.int32)
     for i, sentence in enumerate(sentences):

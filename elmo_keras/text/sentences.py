@@ -1,12 +1,17 @@
-"""Sentences as token lists: what every training and embedding entry point accepts, checked with errors that
-name the sentence (a str is split into tokens by ``tokenize``; a token list is copied); and the one rule that
-bounds a training sentence's length (``sentence_windows``), shared by every training path."""
+"""Sentences as token lists: the one check of what every training, embedding, tagging and classifying entry point
+accepts (``check_sentences``, one sentence: ``sentence_tokens``), with errors that name the sentence and the token
+as the caller counts them and say how to fix them; and the one rule that bounds a training sentence's length
+(``sentence_windows``), shared by every training path."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Literal
 
+import numpy as np
+
+from elmo_keras.limits import check_length
 from elmo_keras.text.tokenizer import tokenize
 
 # Tokens per training sentence (without <S>/</S>): a longer one is split (``sentence_windows``), so a batch is at
@@ -15,8 +20,109 @@ from elmo_keras.text.tokenizer import tokenize
 DEFAULT_MAX_SENTENCE_TOKENS = 200
 
 
+class SentenceTypeError(TypeError, ValueError):
+    """A batch, sentence or token of the wrong type. A ``TypeError``, and a ``ValueError`` for the callers (the
+    taggers) that report every bad input as one, as NumPy's ``AxisError`` is both a ``ValueError`` and an
+    ``IndexError``."""
+
+
+Strings = Literal["refuse", "tokenize", "split"]
+# what a str where a token list belongs becomes: an error, ``tokenize(text)``, or ``text.split()`` (white space)
+_SPLIT = {"tokenize": tokenize, "split": str.split}
+TokenCheck = Callable[[str, int, int], object]  # (token, sentence index, token index): raises naming both
+
+
+def check_sentences(sentences, name: str = "sentences", *, where: str = "sentence {}", strings: Strings = "refuse",
+                    empty_sentences: bool = False, empty_batch: bool = False, max_tokens: int | None = None,
+                    length_fix: str = "split or shorten it", token_check: TokenCheck | None = None,
+                    first: int = 0) -> list[list[str]]:
+    """``sentences`` as new lists of str tokens, or one error naming the sentence and the token, before any work.
+
+    Args:
+        sentences: a list (or other iterable, not a str or a dict) of sentences, each a token list (a sequence or
+            NumPy array of str) or, unless ``strings="refuse"``, a str.
+        name: str, how messages name ``sentences`` (``"corpus"``). Defaults to ``"sentences"``.
+        where: str, how messages name sentence ``i``: formatted with ``first + i`` (``"sentence {}"``,
+            ``"sentences[{}]"``, ``"corpus sentence {}"``). Defaults to ``"sentence {}"``.
+        strings: what a str sentence becomes: ``"refuse"`` (an error saying to tokenize it), ``"tokenize"``
+            (``tokenize``) or ``"split"`` (``str.split()``). Defaults to ``"refuse"``.
+        empty_sentences: bool, accept a sentence of no tokens. Defaults to False.
+        empty_batch: bool, accept no sentences at all. Defaults to False.
+        max_tokens: int, the most tokens of a sentence (``limits.check_length``, with ``length_fix``). Defaults to
+            None (no limit).
+        length_fix: str, how to get under ``max_tokens``. Defaults to ``"split or shorten it"``.
+        token_check: ``token_check(token, i, j)``, called on every str token, raising naming sentence ``i`` and
+            token ``j`` (``text.char_ids.positioned_row`` for a character-level model). Defaults to None.
+        first: int, the caller's index of the first sentence (a batch cut from a longer list). Defaults to 0.
+
+    Returns:
+        One new token list per sentence.
+
+    Raises:
+        SentenceTypeError: ``sentences`` is a str or not a list, a sentence is not a token list (or a refused str),
+            or a token is not a str (``"sentence 1, token 0: a token must be a str, received int: 3; ..."``).
+        ValueError: no sentences, an empty or over-long sentence, or what ``token_check`` refuses.
+    """
+    accepted = "token lists" if strings == "refuse" else "sentences (token lists or strings)"
+    if isinstance(sentences, (str, bytes)):
+        fix = ("split each text into tokens first, e.g. [elmo_keras.tokenize(text) for text in texts]"
+               if strings == "refuse" else f"to pass one sentence, wrap it in a list: [{sentences!r:.60}]")
+        raise SentenceTypeError(f"{name} must be a list of {accepted}, received the str {sentences!r:.60}; {fix}")
+    if isinstance(sentences, Mapping) or not isinstance(sentences, Iterable):
+        raise SentenceTypeError(f"{name} must be a list of {accepted}, received {type(sentences).__name__}")
+    rows = [sentence_tokens(sentence, where.format(index), strings=strings, empty=empty_sentences,
+                            max_tokens=max_tokens, length_fix=length_fix, token_check=token_check, index=index)
+            for index, sentence in enumerate(sentences, first)]
+    if not rows and not empty_batch:
+        raise ValueError(f"{name} has no sentences: pass at least one")
+    return rows
+
+
+def sentence_tokens(sentence, what: str = "sentence", *, strings: Strings = "tokenize", empty: bool = False,
+                    max_tokens: int | None = None, length_fix: str = "split or shorten it",
+                    token_check: TokenCheck | None = None, index: int = 0) -> list[str]:
+    """One sentence as a new list of str tokens (``check_sentences`` for one sentence, named ``what``:
+    ``"corpus sentence 3"``, ``"pairs[1] source"``); a str is split by ``tokenize`` unless ``strings`` says
+    otherwise. ``index`` is the sentence's index passed to ``token_check``.
+
+    Raises:
+        SentenceTypeError, ValueError: as ``check_sentences``.
+    """
+    if isinstance(sentence, str) and strings != "refuse":
+        tokens = _SPLIT[strings](sentence)
+    elif isinstance(sentence, str):
+        raise SentenceTypeError(f"{what} must be a list of tokens, received str ({sentence!r:.60}); tokenize it "
+                                "first, e.g. elmo_keras.tokenize(text)")
+    elif _is_token_list(sentence, any_iterable=strings != "refuse"):
+        tokens = list(sentence)
+    else:
+        expected = "a list of tokens" if strings == "refuse" else "a str or a list of str tokens"
+        raise SentenceTypeError(f"{what} must be {expected}, received {type(sentence).__name__} ({sentence!r:.60})")
+    if not tokens and not empty:
+        raise ValueError(f"{what} is empty: every sentence needs at least one token")
+    if max_tokens is not None:
+        check_length(what, len(tokens), max_tokens, fix=length_fix)
+    for position, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise SentenceTypeError(f"{what}, token {position}: a token must be a str, received "
+                                    f"{type(token).__name__}: {token!r:.40}; convert tokens first, e.g. "
+                                    "[str(token) for token in sentence]")
+        if token_check is not None:
+            token_check(token, index, position)
+    return tokens
+
+
+def _is_token_list(sentence, any_iterable: bool) -> bool:
+    """A list, tuple or NumPy array (not bytes); with ``any_iterable`` (the entry points that accept strings and
+    keep only the copy) any other iterable but a dict too, a generator for instance."""
+    if isinstance(sentence, (bytes, bytearray, Mapping)):
+        return False
+    return isinstance(sentence, (Sequence, np.ndarray)) or (any_iterable and isinstance(sentence, Iterable))
+
+
 def as_token_lists(corpus: Sequence[str | Sequence[str]], name: str = "corpus") -> list[list[str]]:
-    """Tokenize strings (``tokenize``), keep token lists.
+    """``check_sentences`` for a training corpus: strings are tokenized (``tokenize``), token lists copied; messages
+    name ``"{name} sentence {i}"``.
 
     Args:
         corpus: sentences, each a str or a sequence of str tokens.
@@ -26,44 +132,10 @@ def as_token_lists(corpus: Sequence[str | Sequence[str]], name: str = "corpus") 
         One new, non-empty token list per sentence.
 
     Raises:
-        TypeError: ``corpus`` is a single str, or a sentence is neither a str nor a list of str tokens (the
-            message names the sentence index and the token).
-        ValueError: an empty sentence (named by its index), or no sentences at all.
+        SentenceTypeError, ValueError: as ``check_sentences`` (a single str, a sentence that is not a str or a list
+            of str tokens, an empty sentence, no sentences at all).
     """
-    if isinstance(corpus, str):
-        raise TypeError(f"{name} must be a list of sentences, received a single str; wrap it in a list")
-    sentences = [sentence_tokens(s, f"{name} sentence {index}") for index, s in enumerate(corpus)]
-    if not sentences:
-        raise ValueError(f"{name} has no sentences")
-    return sentences
-
-
-def sentence_tokens(sentence: str | Sequence[str], what: str = "sentence") -> list[str]:
-    """One sentence as a non-empty list of str tokens: a str is split by ``tokenize``, a token list is copied.
-
-    ``what`` names the sentence in error messages (``"corpus sentence 3"``).
-
-    Raises:
-        TypeError: ``sentence`` is not a str or a sequence of str tokens.
-        ValueError: no tokens.
-    """
-    if isinstance(sentence, str):
-        tokens = tokenize(sentence)
-    elif isinstance(sentence, Iterable) and not isinstance(sentence, (bytes, bytearray, dict)):
-        tokens = list(sentence)  # a list, tuple, NumPy array of str, generator …
-    else:
-        raise TypeError(
-            f"{what} must be a str or a list of str tokens, received {type(sentence).__name__} ({sentence!r:.60})"
-        )
-    for position, token in enumerate(tokens):
-        if not isinstance(token, str):
-            raise TypeError(
-                f"{what}: token {position} is {type(token).__name__} ({token!r:.40}), not str; tokens must be "
-                "strings: convert them first, e.g. [str(token) for token in sentence]"
-            )
-    if not tokens:
-        raise ValueError(f"{what} is empty")
-    return tokens
+    return check_sentences(corpus, name, where=f"{name} sentence {{}}", strings="tokenize")
 
 
 def as_words(sentence) -> list[str]:

@@ -6,15 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from elmo_keras import limits
 from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
-from elmo_keras.limits import (
-    char_cnn_parameters,
-    check_batch_size,
-    largest_factor,
-    lstm_stack_parameters,
-    memory_shortfall,
-)
+from elmo_keras.limits import char_cnn_parameters, check_batch_size, lstm_stack_parameters
 from elmo_keras.text.batching import TOKEN_INPUTS
 from elmo_keras.text.char_ids import NUM_CHAR_IDS
 from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS
@@ -195,7 +190,8 @@ def get_preset(preset: str | BiLMConfig | dict) -> BiLMConfig:
 
 
 def check_fits_in_memory(config: BiLMConfig, vocab_size: int) -> None:
-    """Refuse a config whose model cannot be trained in this machine's available memory.
+    """Refuse a config whose model cannot be trained in this machine's available memory (``limits.check_fits_in_memory``
+    with the training's copies, naming a config field or the vocabulary).
 
     Args:
         config: the configuration to train.
@@ -204,12 +200,14 @@ def check_fits_in_memory(config: BiLMConfig, vocab_size: int) -> None:
     Raises:
         ValueError: naming the field that makes the model large (``units = 1,000,000,000``).
     """
-    shortfall = memory_shortfall(config.parameter_count(vocab_size), copies=TRAINING_COPIES)
-    if shortfall is None:
-        return
     sizes = config.size_fields(vocab_size)
-    field = largest_factor(lambda **fields: config.parameter_count(vocab_size, **fields), sizes)
-    if field == "vocabulary":
-        raise ValueError(f"a vocabulary of {vocab_size:,} words is too large for this machine: {shortfall}; "
-                         "pass a smaller vocabulary (e.g. the most frequent words) or use token_input='char'")
-    raise ValueError(f"{field} = {sizes[field]:,} is too large for this machine: {shortfall}; check the value")
+
+    def refuse(field: str, shortfall: str) -> ValueError:
+        if field == "vocabulary":
+            return ValueError(f"a vocabulary of {vocab_size:,} words is too large for this machine: {shortfall}; "
+                              "pass a smaller vocabulary (e.g. the most frequent words) or use token_input='char'")
+        return ValueError(f"{field} = {sizes[field]:,} is too large for this machine: {shortfall}; check the value")
+
+    limits.check_fits_in_memory(config.parameter_count(vocab_size),
+                                lambda **fields: config.parameter_count(vocab_size, **fields), sizes, TRAINING_COPIES,
+                                refuse)

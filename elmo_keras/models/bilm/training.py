@@ -126,10 +126,11 @@ def train_bilm(
         corpus = polysemy_sentences("train")
         if heldout is None:
             heldout = polysemy_sentences("heldout")
-    requested_batch_size = config.batch_size
+    requested_batch_size, vocabulary_given = config.batch_size, vocabulary is not None
     data, vocabulary, config = prepare_training_data(corpus, config, int(seed), vocabulary, min_count, max_size)
-    origin = "capped at the corpus size" if config.batch_size != requested_batch_size else origin
-    check_training_sizes(config, replicas, len(vocabulary), strategy, origin)  # the vocabulary is known now
+    if config.batch_size != requested_batch_size or not vocabulary_given:  # what the corpus decided, checked once
+        origin = "capped at the corpus size" if config.batch_size != requested_batch_size else origin
+        check_training_sizes(config, replicas, len(vocabulary), strategy, origin)
     heldout_sentences = None
     if heldout is not None:
         heldout_sentences, _ = training_sentences(as_token_lists(heldout, "heldout"), config.max_sentence_tokens,

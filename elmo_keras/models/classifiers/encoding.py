@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from elmo_keras._quiet import ops
-from elmo_keras.limits import check_batch_size, check_length
+from elmo_keras.limits import check_batch_size
 from elmo_keras.models.seq2seq.encoding import encode_sources
-from elmo_keras.text.sentences import as_token_lists
+from elmo_keras.text.sentences import check_sentences
 from elmo_keras.text.vocabulary import Vocabulary
 
 MAX_CLASSIFIER_TOKENS = 512  # tokens of one sentence (a review-length text); the toy sentences have at most 10
@@ -20,16 +20,14 @@ PREDICT_BATCH_SIZE = 256  # sentences per model call in class_probabilities (the
 
 
 def checked_sentences(sentences, name: str = "sentences") -> list[list[str]]:
-    """``sentences`` (strings or token lists) as token lists of at most ``MAX_CLASSIFIER_TOKENS`` tokens.
+    """``sentences`` (strings, tokenized by ``tokenize``, or token lists) as token lists of at most
+    ``MAX_CLASSIFIER_TOKENS`` tokens, sentence ``i`` named ``"{name}[i]"``.
 
     Raises:
-        ValueError, TypeError: as ``text.sentences.as_token_lists`` (no sentences, an empty or malformed one), or
-            a sentence over ``MAX_CLASSIFIER_TOKENS`` (named, with its length and the limit).
+        ValueError, TypeError: as ``text.sentences.check_sentences`` (no sentences, an empty or malformed one, or
+            one over ``MAX_CLASSIFIER_TOKENS``, named with its length and the limit).
     """
-    tokens = as_token_lists(sentences, name)
-    for index, sentence in enumerate(tokens):
-        check_length(f"{name}[{index}]", len(sentence), MAX_CLASSIFIER_TOKENS)
-    return tokens
+    return check_sentences(sentences, name, where=f"{name}[{{}}]", strings="tokenize", max_tokens=MAX_CLASSIFIER_TOKENS)
 
 
 def encode_sentences(sentences, vocabulary: Vocabulary, length: int | None = None) -> np.ndarray:
@@ -39,7 +37,8 @@ def encode_sentences(sentences, vocabulary: Vocabulary, length: int | None = Non
     Raises:
         ValueError, TypeError: as ``checked_sentences`` (with ``length`` given, long sentences are cut instead).
     """
-    tokens = checked_sentences(sentences) if length is None else as_token_lists(sentences, "sentences")
+    tokens = checked_sentences(sentences) if length is None else check_sentences(sentences, where="sentences[{}]",
+                                                                                  strings="tokenize")
     return encode_sources(tokens, vocabulary, length, "sentences", MAX_CLASSIFIER_TOKENS)
 
 
