@@ -22,8 +22,10 @@ def no_model(monkeypatch):
 
 
 @pytest.mark.parametrize("corpus, error, message", [
-    ([["a", 5]], TypeError, r"corpus sentence 0, token 1: a token must be a str, received int: 5; convert tokens first"),
-    (["the bank", ["a", None]], TypeError, r"corpus sentence 1, token 1: a token must be a str, received NoneType: None"),
+    ([["a", 5]], TypeError, r"corpus sentence 0, token 1: a token must be a str, received int: 5; convert tokens "
+                            r"first"),
+    (["the bank", ["a", None]], TypeError, r"corpus sentence 1, token 1: a token must be a str, received "
+                                           r"NoneType: None"),
     (["the bank", 7], TypeError, r"corpus sentence 1 must be a str or a list of str tokens, received int \(7\)"),
     (["the bank", "  "], ValueError, r"corpus sentence 1 is empty"),
     ("the bank", TypeError, r"corpus must be a list of sentences, received a single str; wrap it in a list"),
@@ -68,7 +70,8 @@ def test_helpers_keep_good_input():
     ({"pairs": [("a b", "c")], "callbacks": print}, TypeError, r"callbacks must be a list"),
     ({"pairs": [("a b", "c", "d")]}, TypeError, r"pairs\[0\] must be a \(source, target\) pair, received tuple"),
     ({"pairs": ["a b"]}, TypeError, r"pairs\[0\] must be a \(source, target\) pair, received str"),
-    ({"pairs": [("a b", "c"), (["a", 1], "c")]}, TypeError, r"pairs\[1\] source, token 1: a token must be a str, received int: 1"),
+    ({"pairs": [("a b", "c"), (["a", 1], "c")]}, TypeError, r"pairs\[1\] source, token 1: a token must be a str, "
+                                                            r"received int: 1"),
     ({"pairs": [("a b", " ")]}, ValueError, r"pairs\[0\] target is empty"),
     ({"pairs": []}, ValueError, r"pairs is empty"),
 ])
