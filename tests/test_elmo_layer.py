@@ -190,7 +190,7 @@ def test_a_trainable_bilm_passed_in_is_copied_not_frozen():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"bilm": "options.json"}, "bilm must be a BiLM layer"),
+        ({"bilm": "options.json"}, "bilm must be a biLM layer \\(BiLM or TransformerBiLM"),
         ({"num_output_representations": 0}, "num_output_representations must be a positive int, received 0"),
         ({"dropout": 1.0}, r"dropout must be in \[0, 1\), received 1.0"),
     ],

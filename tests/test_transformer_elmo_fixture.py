@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import ops
+from elmo_keras.layers.elmo import Elmo
 from elmo_keras.layers.scalar_mix import ScalarMix
 from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sentence_boundaries
 from elmo_keras.pretrained.transformer_loader import transformer_elmo_from_archive
@@ -117,3 +118,18 @@ def test_ten_calls_give_bit_identical_sums(model):
     """The seed issue's loop: its user saw a different vector at every call (dropout left on in AllenNLP)."""
     sums = [float(embed(model, [["this", "is", "a", "test"]])["mix"].sum()) for _ in range(10)]
     assert len(set(sums)) == 1, sums
+
+
+def test_the_bilm_in_elmo_gives_allennlps_layers_and_mix(model, sentences, expected):
+    """Through the biLM seam: ``Elmo`` over the loaded ``TransformerBiLM`` adds and strips the boundaries, and its
+    default mix (weights 1 / (L + 1), gamma 1) over ``[[x; x], layer 1, …]`` is the embedder's mix with its char
+    layer tiled (``contextual_dim // char_dim`` = 2 copies)."""
+    outputs = Elmo(model.bilm, 1, dropout=0.0)(batch_to_ids(sentences))
+    mask = to_numpy(outputs["mask"])
+    np.testing.assert_array_equal(mask, expected["batch_mask"])
+    layers = np.stack([to_numpy(layer) for layer in outputs["activations"]])
+    assert len(layers) == model.bilm.num_activation_layers == 1 + model.contextualizer.num_layers
+    tiled = np.concatenate([expected["batch_char_cnn"]] * 2, axis=-1) * mask[:, :, None]
+    np.testing.assert_allclose(layers[0], tiled, **TOLERANCE)
+    np.testing.assert_allclose(layers[1:], expected["batch_layers"] * mask[None, :, :, None], **TOLERANCE)
+    np.testing.assert_allclose(to_numpy(outputs["elmo_representations"][0]), expected["batch_mix"], **TOLERANCE)

@@ -28,10 +28,12 @@ def _archive(tmp_path, change=None, config=CONFIG):
 
 
 def test_building_from_the_config_needs_no_file():
-    char_cnn, contextualizer = transformer_elmo_from_config(TransformerElmoConfig.from_dict(CONFIG))
+    bilm = transformer_elmo_from_config(TransformerElmoConfig.from_dict(CONFIG))
+    char_cnn, contextualizer = bilm.token_encoder, bilm.contextualizer
     assert (char_cnn.projection_location, char_cnn.projection_dim, char_cnn.n_characters) == ("after_cnn", 16, 262)
     assert (contextualizer.num_layers, contextualizer.output_dim, contextualizer.num_heads) == (2, 32, 8)
-    assert not char_cnn.built and not contextualizer.built
+    assert (bilm.num_activation_layers, bilm.output_dim, bilm.token_input) == (3, 32, "char")
+    assert not bilm.built and not char_cnn.built and not contextualizer.built
 
 
 def test_every_tensor_is_placed(tmp_path):

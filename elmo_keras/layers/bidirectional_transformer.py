@@ -86,19 +86,25 @@ class BidirectionalTransformer(keras.layers.Layer):
             layer.build(shape)
 
     def call(self, token_vectors, mask=None, training=None):
+        forward, backward = self.directional_layers(token_vectors, mask=mask, training=training)
+        return [ops.concatenate(pair, axis=-1) for pair in zip(forward, backward)]  # each (B, T, 2 * dim)
+
+    def directional_layers(self, token_vectors, mask=None, training=None):
+        """The halves ``call`` joins: ``(forward, backward)``, two lists of ``num_layers`` tensors
+        `(batch_size, time, input_dim)`, the last of each normalised, padded positions zero (the arguments as
+        ``call``'s). The forward top predicts the next word, the backward top the previous one. Built layer only."""
         x = self.input_dropout_layer(self.position_encoding(token_vectors), training=training)  # (B, T, dim)
-        forward, backward = x, x
-        layers = []
+        forward, backward = [x], [x]
         for forward_block, backward_block in zip(self.forward_blocks, self.backward_blocks):
-            forward = forward_block(forward, mask=mask, training=training)
-            backward = backward_block(backward, mask=mask, training=training)
-            layers.append([forward, backward])
-        layers[-1] = [self.forward_norm(forward), self.backward_norm(backward)]
-        joined = [ops.concatenate(pair, axis=-1) for pair in layers]  # each (B, T, 2 * dim)
+            forward.append(forward_block(forward[-1], mask=mask, training=training))  # (B, T, dim)
+            backward.append(backward_block(backward[-1], mask=mask, training=training))
+        forward, backward = forward[1:], backward[1:]
+        forward[-1], backward[-1] = self.forward_norm(forward[-1]), self.backward_norm(backward[-1])
         if mask is not None:
             keep = ops.cast(mask, "bool")[:, :, None]  # (B, T, 1)
-            joined = [ops.where(keep, layer, ops.zeros_like(layer)) for layer in joined]
-        return joined
+            forward, backward = ([ops.where(keep, layer, ops.zeros_like(layer)) for layer in direction]
+                                 for direction in (forward, backward))
+        return forward, backward
 
     def compute_mask(self, inputs, mask=None):
         return None if mask is None else [mask] * self.num_layers

@@ -1,18 +1,17 @@
-"""The bidirectional language model body: token encoder + forward and backward LSTM stacks."""
+"""The LSTM biLM: token encoder + forward and backward LSTM stacks, behind ``BiLMBase``'s output contract."""
 
 from __future__ import annotations
 
-from elmo_keras._quiet import keras, ops
-from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras._quiet import keras
+from elmo_keras.layers.bilm_base import BiLMBase, token_encoder_width
 from elmo_keras.layers.lstm_stack import LSTMStack, run_lstm_stacks
-from elmo_keras.layers.matmul_dtype import check_matmul_dtype
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
-class BiLM(keras.layers.Layer):
+class BiLM(BiLMBase):
     """Token encoder → untied forward and backward ``LSTMStack`` → every layer's activations.
 
-    Output contract (relied on by ``ScalarMix``, ``Elmo``, the analysis helpers and the app)::
+    Output contract (``BiLMBase``'s, relied on by ``ScalarMix``, ``Elmo``, the analysis helpers and the app)::
 
         {"activations": [layer_0, layer_1, ..., layer_L], "mask": (batch, time) bool}
 
@@ -75,13 +74,7 @@ class BiLM(keras.layers.Layer):
         unroll=False,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        if isinstance(token_encoder, dict):
-            token_encoder = keras.saving.deserialize_keras_object(token_encoder)
-        if not isinstance(token_encoder, keras.layers.Layer):
-            raise ValueError(f"token_encoder must be a keras Layer (WordEmbedding, CharCNN), "
-                             f"received {token_encoder!r}")
-        self.token_encoder = token_encoder
+        super().__init__(token_encoder, **kwargs)
         stack_args = dict(
             units=units, num_layers=num_layers, projection_dim=projection_dim, cell_clip=cell_clip,
             proj_clip=proj_clip, use_skip_connections=use_skip_connections, dropout=dropout, stateful=stateful,
@@ -99,7 +92,7 @@ class BiLM(keras.layers.Layer):
         self.stateful = bool(stateful)
         self.unroll = bool(unroll)
         self.output_dim = 2 * self.forward_lstm.output_dim
-        encoder_dim = getattr(token_encoder, "output_dim", getattr(token_encoder, "projection_dim", None))
+        encoder_dim = token_encoder_width(self.token_encoder)
         if encoder_dim is not None and encoder_dim != self.forward_lstm.output_dim:
             raise ValueError(
                 f"the token encoder's output width ({encoder_dim}) must equal the LSTM output width "
@@ -107,93 +100,29 @@ class BiLM(keras.layers.Layer):
                 "the other layers; set the encoder's projection_dim accordingly"
             )
 
-    @property
-    def num_activation_layers(self) -> int:
-        """Number of entries in ``activations``: the token layer plus every LSTM layer."""
-        return self.num_layers + 1
-
-    @property
-    def token_input(self) -> str:
-        """What a token enters this biLM as: ``"char"`` (ELMo character ids, a ``CharCNN``) or ``"word"`` (ids)."""
-        return "char" if isinstance(self.token_encoder, CharCNN) else "word"
-
-    @property
-    def input_ids_shape(self) -> tuple:
-        """The shape of the ids this biLM reads: `(None, None)` word ids or `(None, None, chars)` character ids."""
-        if self.token_input == "char":
-            return (None, None, self.token_encoder.max_characters_per_token)
-        return (None, None)
-
-    def copy(self, **overrides) -> "BiLM":
-        """A new ``BiLM`` with this configuration (``overrides`` replace fields, e.g. ``stateful=True``) and, when
-        this one is built, a copy of its weights."""
-        config = {**self.get_config(), **overrides}
-        copy = BiLM.from_config(config)
-        if self.built:
-            copy.build(self.input_ids_shape)
-            copy.set_weights(self.get_weights())
-        if getattr(self, "pretrained_files", None):  # the files it was loaded from (export_pretrained checks them)
-            copy.pretrained_files = dict(self.pretrained_files)
-        return copy
-
-    def build(self, input_shape):
-        if not self.token_encoder.built:  # a deserialized encoder arrives built
-            self.token_encoder.build(input_shape)
-        token_shape = self.token_encoder.compute_output_shape(input_shape)
+    def build_contextualizer(self, token_shape):
         self.forward_lstm.build(token_shape)
         self.backward_lstm.build(token_shape)
 
-    def call(self, inputs, training=None, matmul_dtype=None):
-        tokens, forward, backward, mask = self.directional_outputs(inputs, training=training,
-                                                                   matmul_dtype=matmul_dtype)
-        activations = [ops.concatenate([tokens, tokens], axis=-1)]
-        activations += [ops.concatenate([f, b], axis=-1) for f, b in zip(forward, backward)]
-        return {"activations": activations, "mask": mask}
-
-    def directional_outputs(self, inputs, training=None, matmul_dtype=None):
-        """The pieces ``call`` concatenates: ``(tokens, forward, backward, mask)``.
-
-        The language model reads its top layer from here, which spares training the gradient of slicing the
-        concatenation apart. The layer must be built (call it once, or ``build``).
-
-        Args:
-            inputs: as for ``call``: int `(batch, time)` word ids or `(batch, time, 50)` character ids.
-            training: bool or None; dropout between LSTM layers only when True.
-            matmul_dtype: as for ``call``.
-
-        Returns:
-            ``tokens`` `(batch, time, dim)` (padding zeroed); ``forward`` and ``backward``: lists of
-            ``num_layers`` tensors `(batch, time, dim)`; ``mask`` `(batch, time)` bool.
-        """
-        check_matmul_dtype(matmul_dtype, training)
-        narrowed = matmul_dtype is not None and isinstance(self.token_encoder, CharCNN)
-        tokens = self.token_encoder(inputs, matmul_dtype=matmul_dtype) if narrowed else self.token_encoder(inputs)
-        mask = self.token_encoder.compute_mask(inputs)  # (B, T)
-        keep = ops.expand_dims(ops.cast(mask, tokens.dtype), -1)
-        tokens = tokens * keep
+    def contextualize(self, tokens, mask, training=None, matmul_dtype=None):
+        """Both LSTM stacks over ``tokens`` (``BiLMBase``'s hook): ``num_layers`` forward and backward states."""
         if self.stateful:
             lstm_args = dict(mask=mask, training=training, matmul_dtype=matmul_dtype)
             forward = self.forward_lstm(tokens, **lstm_args)  # L × (B, T, dim)
             backward = self.backward_lstm(tokens, **lstm_args)
-        else:  # both directions in one loop per layer: same results, half the loop iterations
-            forward, backward = run_lstm_stacks([self.forward_lstm, self.backward_lstm], tokens, mask, training,
-                                                matmul_dtype)
-        return tokens, forward, backward, mask
+            return forward, backward
+        # both directions in one loop per layer: same results, half the loop iterations
+        return run_lstm_stacks([self.forward_lstm, self.backward_lstm], tokens, mask, training, matmul_dtype)
 
     def reset_states(self):
         """Clear the carried LSTM state of both directions (``stateful=True`` only; harmless otherwise)."""
         self.forward_lstm.reset_states()
         self.backward_lstm.reset_states()
 
-    def compute_output_shape(self, input_shape):
-        shape = tuple(input_shape[:2]) + (self.output_dim,)
-        return {"activations": [shape] * self.num_activation_layers, "mask": tuple(input_shape[:2])}
-
     def get_config(self):
         config = super().get_config()
         config.update(
             {
-                "token_encoder": keras.saving.serialize_keras_object(self.token_encoder),
                 "units": self.units,
                 "num_layers": self.num_layers,
                 "projection_dim": self.projection_dim,

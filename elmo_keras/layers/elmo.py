@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
-from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.scalar_mix import ScalarMix
 from elmo_keras.layers.sequence_ops import add_sentence_boundaries, remove_sentence_boundaries
 from elmo_keras.text.char_ids import BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW
@@ -21,10 +21,11 @@ class Elmo(keras.layers.Layer):
     returns every raw biLM layer, so no wrapper is needed to inspect them.
 
     Args:
-        bilm: a built ``BiLM`` (e.g. ``load_pretrained_bilm(...)`` or ``load_bilm(dir).bilm``), or its
-            serialized config. Use ``elmo_keras.load_pretrained_elmo`` to load the original ELMo files. The layer you
-            pass is never frozen behind your back: with ``requires_grad=False`` a trainable biLM is copied and
-            the copy frozen (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze yourself
+        bilm: a built biLM, a ``BiLM`` (e.g. ``load_pretrained_bilm(...)`` or ``load_bilm(dir).bilm``) or a
+            ``TransformerBiLM`` (e.g. ``transformer_elmo_from_archive(path).bilm``), or its serialized config.
+            Use ``elmo_keras.load_pretrained_elmo`` to load the original ELMo files. The layer you pass is never
+            frozen behind your back: with ``requires_grad=False`` a trainable biLM is copied and the copy frozen
+            (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze yourself
             (``bilm.trainable = False``) to share it without a copy — for the original ~94M-parameter ELMo,
             ``load_pretrained_elmo`` (or freezing ``load_pretrained_bilm``'s result first) avoids holding it twice.
             ``requires_grad=True`` fine-tunes the layer you pass, sharing its weights.
@@ -48,7 +49,7 @@ class Elmo(keras.layers.Layer):
         A dict:
         ``"elmo_representations"``: list of ``num_output_representations`` tensors `(batch_size, time, 2 * dim)`;
         ``"mask"``: `(batch_size, time)` bool;
-        ``"activations"``: list of ``num_layers + 1`` raw biLM layers `(batch_size, time, 2 * dim)`.
+        ``"activations"``: list of ``bilm.num_activation_layers`` raw biLM layers `(batch_size, time, 2 * dim)`.
 
     Example:
         >>> elmo = load_pretrained_elmo("options.json", "weights.hdf5", num_output_representations=2, dropout=0.0)
@@ -75,9 +76,9 @@ class Elmo(keras.layers.Layer):
         owned = isinstance(bilm, dict)  # deserialized here: nobody else holds it
         if owned:
             bilm = keras.saving.deserialize_keras_object(bilm)
-        if not isinstance(bilm, BiLM):
-            raise ValueError(f"bilm must be a BiLM layer (see elmo_keras.load_pretrained_elmo), "
-                             f"received {type(bilm).__name__}")
+        if not isinstance(bilm, BiLMBase):
+            raise ValueError(f"bilm must be a biLM layer (BiLM or TransformerBiLM; see "
+                             f"elmo_keras.load_pretrained_elmo), received {type(bilm).__name__}")
         if not requires_grad and bilm.trainable and not owned:
             bilm = bilm.copy()
         check_int(num_output_representations, "num_output_representations")
@@ -144,7 +145,7 @@ class Elmo(keras.layers.Layer):
         return {"elmo_representations": representations, "mask": mask, "activations": activations}
 
     def reset_states(self):
-        """Clear the biLM's carried LSTM state (only meaningful for a stateful biLM)."""
+        """Clear the biLM's carried state (only a stateful LSTM ``BiLM`` has any)."""
         self.bilm.reset_states()
 
     def get_config(self):

@@ -17,6 +17,7 @@ import numpy as np
 from elmo_keras.layers.bidirectional_transformer import BidirectionalTransformer
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.sinusoidal_position_encoding import MAX_POSITIONS, sinusoidal_table
+from elmo_keras.layers.transformer_bilm import TransformerBiLM
 from elmo_keras.pretrained.allennlp_archive import read_allennlp_archive
 from elmo_keras.pretrained.allennlp_config import ArchiveError, TransformerElmoConfig
 from elmo_keras.pretrained.allennlp_weights import (
@@ -45,29 +46,37 @@ CONTEXTUALIZER_FIELD = "model.contextualizer"
 
 @dataclass
 class TransformerElmo:
-    """A loaded transformer ELMo: ``char_cnn`` (char ids `(batch, time, 50)` → `(batch, time, dim)`) and
-    ``contextualizer`` (→ ``num_layers`` × `(batch, time, 2 * dim)`), both built with the archive's weights;
-    ``config``; ``softmax``, the ``_softmax_loss.*`` tensors as stored (None unless asked for); ``archive``."""
+    """A loaded transformer ELMo: ``bilm``, a built ``TransformerBiLM`` with the archive's weights (usable wherever a
+    ``BiLM`` is: ``Elmo(bilm, ...)``, ``ScalarMix`` over its activations, ``BiLanguageModel``); ``config``;
+    ``softmax``, the ``_softmax_loss.*`` tensors as stored (None unless asked for); ``archive``. ``char_cnn`` (char
+    ids `(batch, time, 50)` → `(batch, time, dim)`) and ``contextualizer`` (→ ``num_layers`` ×
+    `(batch, time, 2 * dim)`) are the biLM's two parts."""
 
     config: TransformerElmoConfig
-    char_cnn: CharCNN
-    contextualizer: BidirectionalTransformer
+    bilm: TransformerBiLM
     softmax: dict[str, np.ndarray] | None
     archive: str
 
+    @property
+    def char_cnn(self) -> CharCNN:
+        return self.bilm.token_encoder
 
-def transformer_elmo_from_config(config: TransformerElmoConfig) -> tuple[CharCNN, BidirectionalTransformer]:
-    """The unbuilt, randomly initialised ``(CharCNN, BidirectionalTransformer)`` of ``config`` (no I/O)."""
+    @property
+    def contextualizer(self) -> BidirectionalTransformer:
+        return self.bilm.contextualizer
+
+
+def transformer_elmo_from_config(config: TransformerElmoConfig, name: str = "transformer_elmo") -> TransformerBiLM:
+    """The unbuilt, randomly initialised ``TransformerBiLM`` of ``config`` (no I/O): its ``token_encoder`` the
+    ``CharCNN``, its ``contextualizer`` the ``BidirectionalTransformer``."""
     cnn, transformer = config.char_cnn, config.contextualizer
     char_cnn = CharCNN(embedding_dim=cnn.embedding_dim, filters=cnn.filters, n_highway=cnn.num_highway,
                        activation=cnn.activation, n_characters=cnn.num_embeddings,
                        max_characters_per_token=MAX_CHARS_PER_TOKEN, projection_dim=cnn.projection_dim,
                        projection_location=cnn.projection_location, layer_norm=cnn.do_layer_norm, name="char_cnn")
-    contextualizer = BidirectionalTransformer(
-        input_dim=transformer.input_dim, hidden_dim=transformer.hidden_dim, num_layers=transformer.num_layers,
-        num_heads=transformer.num_heads, dropout=transformer.dropout, input_dropout=transformer.input_dropout,
-        max_length=MAX_POSITIONS, name="contextualizer")
-    return char_cnn, contextualizer
+    return TransformerBiLM(char_cnn, hidden_dim=transformer.hidden_dim, num_layers=transformer.num_layers,
+                           num_heads=transformer.num_heads, dropout=transformer.dropout,
+                           input_dropout=transformer.input_dropout, max_length=MAX_POSITIONS, name=name)
 
 
 def transformer_elmo_from_archive(path: str | os.PathLike, include_softmax: bool = False) -> TransformerElmo:
@@ -89,11 +98,10 @@ def transformer_elmo_from_archive(path: str | os.PathLike, include_softmax: bool
     raw_config, tensors, weights_name = read_allennlp_archive(path, keep=keep)
     config = TransformerElmoConfig.from_dict(raw_config, source=f"{path}:config.json")
     softmax = {key: tensors.pop(key) for key in list(tensors) if is_softmax_key(key)} if include_softmax else None
-    char_cnn, contextualizer = transformer_elmo_from_config(config)
-    char_cnn.build((None, None, MAX_CHARS_PER_TOKEN))
-    contextualizer.build((None, None, config.contextualizer.input_dim))
-    set_transformer_elmo_weights(char_cnn, contextualizer, config, tensors, weights_name)
-    return TransformerElmo(config, char_cnn, contextualizer, softmax, path)
+    bilm = transformer_elmo_from_config(config)
+    bilm.build(bilm.input_ids_shape)
+    set_transformer_elmo_weights(bilm.token_encoder, bilm.contextualizer, config, tensors, weights_name)
+    return TransformerElmo(config, bilm, softmax, path)
 
 
 def set_transformer_elmo_weights(char_cnn: CharCNN, contextualizer: BidirectionalTransformer,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
-from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.fitting import train_model
@@ -209,16 +209,17 @@ def _constraints(scheme: str, labels, name: str):
         raise ValueError(f"{name} = {scheme!r} does not fit the task's tags: {error}") from None
 
 
-def _resolve_bilm(bilm) -> tuple[BiLM | None, object]:
-    """``(BiLM layer, its word vocabulary or None)`` from a ``BiLanguageModel``, a ``BiLM`` or None."""
+def _resolve_bilm(bilm) -> tuple[BiLMBase | None, object]:
+    """``(biLM layer, its word vocabulary or None)`` from a ``BiLanguageModel``, a biLM layer (``BiLM``,
+    ``TransformerBiLM``) or None."""
     if bilm is None:
         return None, None
-    if isinstance(bilm, BiLM):
+    if isinstance(bilm, BiLMBase):
         if not isinstance(bilm.token_encoder, CharCNN):
             raise ValueError("a word-level BiLM layer needs its vocabulary: pass the BiLanguageModel itself "
                              "(train_bilm / load_bilm), which carries it")
         return bilm, None
     layer, vocabulary = getattr(bilm, "bilm", None), getattr(bilm, "vocabulary", None)
-    if not isinstance(layer, BiLM):
+    if not isinstance(layer, BiLMBase):
         raise ValueError(f"bilm must be a BiLanguageModel or a BiLM layer, received {type(bilm).__name__}")
     return layer, (None if isinstance(layer.token_encoder, CharCNN) else vocabulary)

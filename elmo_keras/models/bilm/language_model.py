@@ -1,11 +1,12 @@
-"""``BiLanguageModel``: a ``BiLM`` plus one softmax shared by both directions, trained with ``fit``; and
-``build_bilm_lm``, which builds one from a ``BiLMConfig``."""
+"""``BiLanguageModel``: a biLM (``BiLM`` or ``TransformerBiLM``) plus one softmax shared by both directions,
+trained with ``fit``; and ``build_bilm_lm``, which builds one from a ``BiLMConfig``."""
 
 from __future__ import annotations
 
 from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.models.bilm.distribution import global_token_means
@@ -42,7 +43,7 @@ class Perplexity(keras.metrics.Mean):
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
 class BiLanguageModel(keras.Model):
-    """Forward and backward language models over one ``BiLM``, with a softmax shared by both (as in ELMo).
+    """Forward and backward language models over one biLM, with a softmax shared by both (as in ELMo).
 
     The forward direction predicts token ``t+1`` from tokens ``≤ t``; the backward direction predicts
     ``t−1`` from tokens ``≥ t``. Sentences carry ``<S>`` … ``</S>`` (the training helpers add them), so the
@@ -57,7 +58,8 @@ class BiLanguageModel(keras.Model):
     since ``E[log Ẑ] ≤ log Z``); ``evaluate`` and ``models.bilm.evaluation.perplexities`` use the full softmax.
 
     Args:
-        bilm: a ``BiLM`` layer (or its serialized config, a dict).
+        bilm: a biLM layer, ``BiLM`` (LSTMs) or ``TransformerBiLM`` (or its serialized config, a dict): the model
+            reads only ``directional_outputs`` (its top forward and backward layers) and ``output_dim``.
         vocab_size: int ≥ 5, size of the output vocabulary (the 4 special tokens + words; ``PAD_ID`` = 0 is
             never a target).
         dropout: float in ``[0, 1)``, dropout on the top layer before the softmax, training only. Defaults to 0.
@@ -65,7 +67,7 @@ class BiLanguageModel(keras.Model):
             (bilm-tf drew 8192 from a 793,471-word vocabulary), or None for the full softmax. Defaults to None.
 
     Call arguments:
-        inputs: the ``BiLM`` input, boundaries included: int word ids `(batch, time)` or char ids
+        inputs: the biLM's input, boundaries included: int word ids `(batch, time)` or char ids
             `(batch, time, 50)`.
         training: bool; dropout only when True. Defaults to None (False).
 
@@ -81,7 +83,7 @@ class BiLanguageModel(keras.Model):
     (for a word-level model ``y`` is ``x``).
 
     Raises:
-        ValueError: ``bilm`` is not a ``BiLM``, ``vocab_size`` is not an int ≥ 5, ``dropout`` is outside
+        ValueError: ``bilm`` is not a biLM (``BiLMBase``), ``vocab_size`` is not an int ≥ 5, ``dropout`` is outside
             ``[0, 1)``, or ``n_negative_samples`` is not None or an int ≥ 1.
 
     Example:
@@ -99,8 +101,8 @@ class BiLanguageModel(keras.Model):
         super().__init__(**kwargs)
         if isinstance(bilm, dict):
             bilm = keras.saving.deserialize_keras_object(bilm)
-        if not isinstance(bilm, BiLM):
-            raise ValueError(f"bilm must be a BiLM layer, received {type(bilm).__name__}")
+        if not isinstance(bilm, BiLMBase):
+            raise ValueError(f"bilm must be a biLM layer (BiLM or TransformerBiLM), received {type(bilm).__name__}")
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 5:
             raise ValueError(f"vocab_size must be an int >= 5 (4 special tokens + words), received {vocab_size!r}")
         self.bilm = bilm

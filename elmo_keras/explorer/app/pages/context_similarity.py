@@ -24,7 +24,8 @@ st.session_state.setdefault(TYPED_KEY, st.session_state[state.TYPED_SENTENCES])
 
 st.title("Context similarity")
 st.caption("ELMo computes a vector per word *per sentence*. Here every occurrence of one word is compared with "
-           "every other, layer by layer: layer 0 is the context-free token vector, layers 1–2 the biLSTM states.")
+           "every other, layer by layer: layer 0 is the context-free token vector, the layers above it the biLM's "
+           "contextual states (forward and backward joined).")
 left, right = st.columns([1, 2])
 with left:
     word = st.selectbox("Word", choices, key=WORD_KEY,
@@ -51,7 +52,7 @@ st.caption(f"Each cell compares two occurrences (rows and columns ordered by sen
            f"{len(view.labels)} of {view.total} shown{typed_note}). "
            "Hover for the full sentences. "
            "Bright = similar: a word-level model gives one vector per word in layer 0, so it is uniformly 1; in "
-           "higher layers the context moves the vectors and same-sense blocks stand out.")
+           f"layers 1–{view.num_layers - 1} the context moves the vectors and same-sense blocks stand out.")
 st.plotly_chart(charts.similarity_heatmaps(view), width="stretch", key="similarity_heatmaps")
 
 st.subheader("Within a sense vs across senses")

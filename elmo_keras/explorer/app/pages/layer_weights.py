@@ -54,7 +54,7 @@ st.title("Layer weights")
 st.markdown("ELMo gives a downstream task the mix **ELMo = γ · Σⱼ softmax(s)ⱼ hⱼ** of the frozen biLM's "
             "layers. "
             "Here two toy tasks each train only that mix — s₀ … s_L and γ: *this task learned L + 2 numbers* "
-            "(4 for two LSTM layers) — plus a "
+            f"({model.bilm.num_layers + 2} for this biLM's {model.bilm.num_layers} contextual layers) — plus a "
             "linear softmax head, on activations computed once per model. Beside them, a linear probe on each "
             "single layer shows what each layer alone knows.")
 seed = st.number_input("Seed", 0, 10_000, 0, key=SEED_KEY,
