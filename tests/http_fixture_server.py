@@ -1,6 +1,7 @@
 """A local HTTP server in a thread, serving the two original ELMo test models (../shared/fixtures) for the download
 tests, with the faults a real download meets: a connection dropped half-way, no ``Content-Length``, a 404, and a
-response held half-way until the test lets it go. Nothing here reaches beyond 127.0.0.1."""
+response held half-way until the test lets it go; and hostile ones (``modes``): endless, dripping or stalled bodies,
+malformed or dripping response heads, redirects. Nothing here reaches beyond 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ NORMAL, DROP_HALF_WAY, NO_LENGTH, HOLD_HALF_WAY = "normal", "drop half-way", "no
 # nothing, and a redirect to ``redirects[path]``
 ENDLESS, DRIP, STALL, REDIRECT = "endless", "drip", "stall", "redirect"
 DRIP_SECONDS = 0.05
+# hostile response heads: more headers than http.client takes (100), a header line over its 64 KiB, a status line
+# that is not HTTP (with a line break and a terminal escape in it), and one header line every DRIP_HEADER_SECONDS
+MANY_HEADERS, LONG_HEADER, BAD_STATUS, DRIP_HEADERS = "many headers", "long header", "bad status line", "drip headers"
+BAD_STATUS_LINE = b"GARBAGE \x1b[31mnot http\r\nX-Injected: yes\r\n\r\n"
+DRIP_HEADER_SECONDS = 0.25
 HOLD_TIMEOUT_SECONDS = 30  # a held response is let go after this even if the test forgot to
 
 
@@ -56,6 +62,9 @@ class FixtureServer:
                     return
                 if mode in (ENDLESS, DRIP, STALL):
                     self._hostile_body(mode)
+                    return
+                if mode in (MANY_HEADERS, LONG_HEADER, BAD_STATUS, DRIP_HEADERS):
+                    self._hostile_head(mode, body)
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
@@ -95,6 +104,28 @@ class FixtureServer:
                 except OSError:  # the client gave up: what it should do
                     pass
                 self.close_connection = True
+
+            def _hostile_head(self, mode, body):
+                self.close_connection = True
+                try:
+                    if mode == BAD_STATUS:
+                        self.wfile.write(BAD_STATUS_LINE)
+                        return
+                    self.wfile.write(b"HTTP/1.0 200 OK\r\n")
+                    if mode == DRIP_HEADERS:
+                        deadline = time.monotonic() + HOLD_TIMEOUT_SECONDS
+                        for index in range(1000):
+                            if time.monotonic() > deadline or server.release.is_set():
+                                return
+                            self.wfile.write(b"X-Drip-%d: x\r\n" % index)
+                            self.wfile.flush()
+                            time.sleep(DRIP_HEADER_SECONDS)
+                        return
+                    lines = ([b"X-Header-%d: x" % index for index in range(150)] if mode == MANY_HEADERS
+                             else [b"X-Long: " + b"a" * 70_000])
+                    self.wfile.write(b"\r\n".join([*lines, b"Content-Length: %d" % len(body), b"", body]))
+                except OSError:  # the client gave up: what it should do
+                    pass
 
             def log_message(self, *args):  # quiet
                 pass

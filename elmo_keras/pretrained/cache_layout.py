@@ -6,10 +6,16 @@
   path and query all count). A plain URL's file lies where a person would look for it,
   ``<cache>/<scheme>/<host>[_<port>]/<path>`` (``https/s3-us-west-2.amazonaws.com/allennlp/...``); any other URL's
   (a query, an escape, a character outside ``A-Z a-z 0-9 . _ -``, a name starting with ``.`` or ending like a
-  record or a lock, an empty or trailing-slash path) lies at ``<cache>/hashed/<SHA-256 of its normal form>/<name>``.
+  record or a lock, an empty or trailing-slash path, a path whose last segment does not end in an extension
+  such as ``.json`` or whose folders do) lies at ``<cache>/hashed/<SHA-256 of its normal form>/<name>``.
   ``hashed`` is no scheme, a plain host holds no ``_``, and a plain path only segments that stand for themselves, so
   two URLs with different normal forms never share an entry, and every entry lies inside the cache (``..`` and
   ``.`` cannot appear in a plain path, and the resolved path is checked once more).
+- **No entry is a folder of another.** A plain entry's file name ends in an extension (``.`` then a letter, then
+  letters or digits: ``.json``, ``.hdf5``, ``.gz``), and none of its folders does (``2x4096_..._5.5B`` is a folder),
+  so ``http://h/a.json`` and ``http://h/a.json/b.json`` never collide and both can be cached; a record, a lock and a
+  partial are never a folder either. (Before this rule ``http://h/a`` blocked ``http://h/a/b``; such URLs now lie
+  under ``hashed/``. Every released model keeps its plain path.)
 - **Beside each file**: ``NAME.sha256`` (its SHA-256 in ``sha256sum`` format, checked at every load), ``NAME.lock``
   (held while it downloads) and, during a download, ``.NAME.download-XXXXXXXX.tmp``. A partial left by a process
   that was killed is deleted by the next download of the same entry (``stale_partials``).
@@ -36,6 +42,7 @@ PARTIAL_INFIX = ".download-"  # a download's partial file: .NAME.download-XXXXXX
 HASHED_DIRECTORY = "hashed"  # not a scheme: the entries of URLs that do not map to a plain path
 _PLAIN_SEGMENT = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")  # no leading '.', so never '.', '..' or a hidden file
 _PLAIN_HOST = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)*")  # no '_': '_' separates the port
+_FILE_NAME = re.compile(r".*\.[A-Za-z][A-Za-z0-9]*")  # a plain entry's name; none of its folders' names is one
 _PARTIAL_NAME = re.compile(r"^\.(?P<name>.+)\.download-[A-Za-z0-9_]{8}\.tmp$")
 
 
@@ -58,6 +65,8 @@ def _plain_parts(url: str) -> list[str] | None:
         return None
     if segments[-1].endswith((SIDECAR_SUFFIX, LOCK_SUFFIX)):  # would be another entry's record or lock
         return None
+    if not _FILE_NAME.fullmatch(segments[-1]) or any(_FILE_NAME.fullmatch(folder) for folder in segments[:-1]):
+        return None  # else one entry could be a folder of another (module docstring)
     return [parts.scheme, host + (f"_{port}" if port else ""), *segments]
 
 

@@ -1,9 +1,15 @@
-"""Copying one HTTP response into a file, bounded: by the file's known size, its ``Content-Length``, a ceiling, the
-free disk space, and a minimum rate (``copy_response``). Every way it stops is a ``DownloadError`` naming the URL."""
+"""One HTTP response, bounded: its head must arrive within one rate window (``HEAD_DEADLINE_HANDLERS``), and its
+body is copied into a file no larger than the file's known size, its ``Content-Length``, a ceiling and the free disk
+space, and no slower than a minimum rate (``copy_response``). Every way it stops is a ``DownloadError`` naming the
+URL (``ResponseHeadTooSlow`` becomes one where the URL is known, ``too_slow_head``)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import socket
+import threading
+import urllib.request
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -11,6 +17,109 @@ from typing import BinaryIO
 class DownloadError(OSError):
     """A file could not be downloaded: an HTTP error, a dropped connection, a length that is not the expected, a
     body past its cap, or a server slower than the minimum rate."""
+
+
+class ResponseHeadTooSlow(Exception):  # noqa: N818 (not an error of its own: ``too_slow_head`` makes the error)
+    """Connecting, sending the request and reading the status line and headers took longer than one rate window
+    (a server dripping its headers: each read's timeout alone never fires). Not an ``OSError``, so that urllib
+    passes it on as it is.
+
+    Attributes:
+        window_seconds: float, the window (the connection's timeout).
+    """
+
+    def __init__(self, window_seconds: float):
+        super().__init__(f"the response head did not arrive within {window_seconds:g} s")
+        self.window_seconds = window_seconds
+
+
+def too_slow_head(url: str, window_seconds: float) -> DownloadError:
+    """The one-line ``DownloadError`` for a ``ResponseHeadTooSlow`` of ``url`` (as messages show it)."""
+    return DownloadError(f"the download of {url} is too slow: its response headers did not arrive within "
+                         f"{window_seconds:g} s; nothing was kept, check the network and run again")
+
+
+class _HeadDeadline:
+    """For ``http.client`` connections: from the start of ``connect`` (proxy tunnel and TLS handshake included),
+    through sending the request, to the last header line, one deadline of ``timeout`` seconds; when it passes, the
+    socket is shut down (the blocked read ends) and ``head_expired`` is set. ``end_head_deadline`` ends it."""
+
+    head_expired = False
+    _head_timer: threading.Timer | None = None
+
+    def connect(self):
+        if self._head_timer is None and isinstance(self.timeout, (int, float)):
+            self._head_lock = threading.Lock()
+            self._head_done = False
+            self._head_timer = threading.Timer(self.timeout, self._head_deadline_passed)
+            self._head_timer.daemon = True
+            self._head_timer.start()
+        super().connect()
+        if self.head_expired:
+            raise TimeoutError("the response head's deadline passed while connecting")
+
+    def _head_deadline_passed(self) -> None:
+        with self._head_lock:
+            if self._head_done:
+                return
+            self.head_expired = True
+            if self.sock is not None:
+                with contextlib.suppress(OSError):
+                    self.sock.shutdown(socket.SHUT_RDWR)
+
+    def end_head_deadline(self) -> bool:
+        """Stop the deadline (the body is ``copy_response``'s to bound); whether it had passed."""
+        if self._head_timer is None:
+            return False
+        with self._head_lock:
+            self._head_done = True
+            self._head_timer.cancel()
+            return self.head_expired
+
+
+class _DeadlineHTTPConnection(_HeadDeadline, http.client.HTTPConnection):
+    pass
+
+
+class _DeadlineHTTPSConnection(_HeadDeadline, http.client.HTTPSConnection):
+    pass
+
+
+def _open_before_deadline(handler, connection_class, request, **connection_arguments):
+    """``handler.do_open`` with a connection that has a head deadline; ``ResponseHeadTooSlow`` if it passed."""
+    made = []
+
+    def connection(*arguments, **keywords):
+        made.append(connection_class(*arguments, **keywords))
+        return made[-1]
+
+    try:
+        response = handler.do_open(connection, request, **connection_arguments)
+    except BaseException:
+        if made and made[-1].end_head_deadline():  # what failed was a read the deadline cut short
+            raise ResponseHeadTooSlow(made[-1].timeout) from None
+        raise
+    if made and made[-1].end_head_deadline():  # the headers "ended" where the deadline shut the socket
+        response.close()
+        raise ResponseHeadTooSlow(made[-1].timeout)
+    return response
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):  # noqa: D102 (urllib's hook)
+        return _open_before_deadline(self, _DeadlineHTTPConnection, req)
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):  # noqa: D102 (urllib's hook)
+        arguments = {"context": self._context}
+        if hasattr(self, "_check_hostname"):  # Python 3.11 passes it on; 3.12 folded it into the context
+            arguments["check_hostname"] = self._check_hostname
+        return _open_before_deadline(self, _DeadlineHTTPSConnection, req, **arguments)
+
+
+# for ``urllib.request.build_opener``: they replace its plain HTTP(S) handlers
+HEAD_DEADLINE_HANDLERS = (_DeadlineHTTPHandler, _DeadlineHTTPSHandler)
 
 
 def _content_length(response) -> int | None:

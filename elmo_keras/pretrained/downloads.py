@@ -8,8 +8,10 @@
   partial left by a killed process is deleted by the next download of that entry.
 - **Bounded.** A download never grows past its known size, its ``Content-Length``, or the ceiling of its kind
   (``download_ceiling``: an ``options.json`` is kilobytes), nor past the free disk space; one slower than
-  ``MIN_BYTES_PER_WINDOW`` bytes in any ``RATE_WINDOW_SECONDS`` (a stalled or dripping server) is stopped. Each is
-  a ``DownloadError`` naming the URL, and nothing is kept.
+  ``MIN_BYTES_PER_WINDOW`` bytes in any ``RATE_WINDOW_SECONDS`` (a stalled or dripping server) is stopped, and so
+  is one whose response head (connecting, the status line and every header) takes longer than one window; a
+  malformed head (a garbage status line, over 100 headers, a header line over 64 KiB) is refused. Each is a
+  ``DownloadError`` naming the URL, and nothing is kept.
 - **Checked later.** The SHA-256 is recorded beside the file (``NAME.sha256``, ``sha256sum`` format) and checked at
   every load, and so is every known size: a changed file is a ``CachedFileChangedError`` naming it (delete it to
   download it again). A record that is not a digest for this file (empty, damaged, another file's) is the same
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import os
 import pathlib
 import re
@@ -53,7 +56,13 @@ from elmo_keras.pretrained.cache_layout import (
     sidecar,
     stale_partials,
 )
-from elmo_keras.pretrained.download_stream import DownloadError, copy_response
+from elmo_keras.pretrained.download_stream import (
+    HEAD_DEADLINE_HANDLERS,
+    DownloadError,
+    ResponseHeadTooSlow,
+    copy_response,
+    too_slow_head,
+)
 from elmo_keras.pretrained.options import PretrainedFileError
 from elmo_keras.pretrained.registry import RELEASED_MODELS, published_file
 from elmo_keras.pretrained.urls import SCHEMES, URLError, is_url, normal_url, shown_url
@@ -72,7 +81,7 @@ __all__ = [  # what other modules import from here, cache_layout's and download_
 
 OFFLINE_ENV = "ELMO_KERAS_OFFLINE"
 CHUNK_BYTES = 1 << 20
-RATE_WINDOW_SECONDS = 60.0  # also the timeout of each blocking network operation (connect, each read)
+RATE_WINDOW_SECONDS = 60.0  # also the timeout of each blocking network operation and the deadline of the whole head
 MIN_BYTES_PER_WINDOW = 600_000  # 10 kB/s: below this over a whole window, a download is stopped
 USER_AGENT = "elmo_keras (urllib)"
 MAX_RECORD_BYTES = 4096  # a record is one line: a 64-digit digest, two spaces and the file name
@@ -277,7 +286,7 @@ class _SafeRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-_OPENER = urllib.request.build_opener(_SafeRedirects)
+_OPENER = urllib.request.build_opener(_SafeRedirects, *HEAD_DEADLINE_HANDLERS)  # the head within one window too
 
 
 def _download(url: str, path: pathlib.Path, size: int | None, sha256: str | None,
@@ -286,6 +295,8 @@ def _download(url: str, path: pathlib.Path, size: int | None, sha256: str | None
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     try:
         response = _OPENER.open(request, timeout=RATE_WINDOW_SECONDS)
+    except ResponseHeadTooSlow as late:
+        raise too_slow_head(shown_url(url), late.window_seconds) from None
     except urllib.error.HTTPError as error:
         raise DownloadError(f"cannot download {shown_url(url)}: HTTP {error.code} {error.reason}; check the URL (the "
                             f"released models by name: {', '.join(RELEASED_MODELS)})") from None
@@ -295,8 +306,12 @@ def _download(url: str, path: pathlib.Path, size: int | None, sha256: str | None
         unreachable = OfflineError(f"{shown_url(url)} cannot be reached")
         unreachable.reason = f"{shown_url(url)} cannot be reached: {getattr(error, 'reason', error)}"
         raise unreachable from None
-    except (ValueError, UnicodeError) as error:  # http.client's own refusals of what urllib was given
+    except (ValueError, UnicodeError, http.client.InvalidURL) as error:  # http.client's refusals of what it was given
         raise DownloadError(f"cannot download {shown_url(url)}: {type(error).__name__}: {error}") from None
+    except http.client.HTTPException as error:  # a garbage status line, too many or too long headers: the server's
+        said = ascii(str(error))[:80]  # the server's own bytes: escaped, so no line break or terminal escape
+        raise DownloadError(f"cannot download {shown_url(url)}: the server's response is malformed "
+                            f"({type(error).__name__}: {said}); check the URL, or try later") from None
     with response:
         limit = size if size is not None else download_ceiling(url)
         digest = hashlib.sha256()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 
 from elmo_keras.limits import char_cnn_parameters, lstm_stack_parameters
@@ -49,7 +50,8 @@ class PretrainedFileError(ValueError):
 
 def _cached_copy_hint(path: str, problem: str) -> str:
     """``"; it is a downloaded copy in the cache: delete ..."`` for a file inside the download cache, else ``""``."""
-    if "download" in problem or not is_inside(path, pretrained_directory()):  # the download errors say it already
+    # the cache's own errors already say what to delete; "download or copy it again" does not say the record too
+    if re.search(r"\b(delete|remove)\b", problem) or not is_inside(path, pretrained_directory()):
         return ""
     name = os.path.basename(path)
     return (f"; it is a downloaded copy in the cache (a body cut short or an error page?): delete it and "

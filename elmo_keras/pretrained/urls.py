@@ -8,8 +8,11 @@
   dropped, the fragment (never sent to a server) dropped, and characters a URL may not hold (spaces, non-ASCII
   letters) percent-encoded as a browser sends them; a non-ASCII host in its IDNA (``xn--``) form. Two URLs with one
   normal form name the same resource; the download cache keys its entries on it (``cache_layout.cache_path``).
-- **Shown without secrets** (``shown_url``): any ``user:password@`` is replaced by ``***@`` before a URL goes into a
-  message.
+- **Shown without secrets** (``shown_url``): everything from ``://`` up to the last ``@`` is replaced by ``***@``
+  before a URL goes into a message. A password may hold ``/``, ``#`` or ``?`` left unencoded, which end the authority
+  where urllib looks (``http://alice:s3/cr3t@host/x``), so no ``@`` is trusted to lie in a path; an ``@`` that does
+  (``http://host/a@b``) costs the message its host, never a secret. urllib's own words about such a URL (which quote
+  the start of the password as a port) are never shown either.
 """
 
 from __future__ import annotations
@@ -36,14 +39,14 @@ def is_url(path) -> bool:
 
 
 def shown_url(url: str) -> str:
-    """``url`` fit for a message: any ``user:password@`` before the host becomes ``***@``; cut to 300 characters."""
+    """``url`` fit for a message: everything from ``://`` (or the start, without one) up to the last ``@`` becomes
+    ``***@`` (the module docstring says why the last); cut to 300 characters."""
     text = str(url).strip()
     scheme, separator, rest = text.partition("://")
-    if separator:
-        authority, slash, tail = rest.partition("/")
-        if "@" in authority:
-            authority = "***@" + authority.rpartition("@")[2]
-        text = f"{scheme}{separator}{authority}{slash}{tail}"
+    if not separator or "@" in scheme:  # no scheme before the first '@': mask from the start
+        scheme, separator, rest = "", "", text
+    if "@" in rest:
+        text = f"{scheme}{separator}***@{rest.rpartition('@')[2]}"
     return text if len(text) <= 300 else text[:297] + "..."
 
 
@@ -63,7 +66,9 @@ def checked_url(url: str) -> urllib.parse.SplitResult:
         parts = urllib.parse.urlsplit(text)
         port = parts.port
     except ValueError as error:  # "Port out of range 0-65535", "Port could not be cast to integer value", bad IPv6
-        raise URLError(f"URL {shown} has a bad host or port ({error}); a port is a whole number from 1 to "
+        # urllib quotes the "port", which may be the start of a password that holds a '/', '#' or '?'
+        said = f"({error})" if "@" not in text else "(or it holds credentials, user:password@, which are never sent)"
+        raise URLError(f"URL {shown} has a bad host or port {said}; a port is a whole number from 1 to "
                        "65535") from None
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:
