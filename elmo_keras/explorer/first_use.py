@@ -1,7 +1,10 @@
 """The models a page trains on first use: one description per page, one background job per page and models directory,
 and loading that reports a damaged file in words the page can show.
 
-A page that needs trained models describes them with a ``FirstUseModels``. ``ready`` installs the shipped models
+A page that needs trained models declares them once with ``page_models``: its name, how to train them
+(``train(models_dir, progress, **settings)`` and the steps it reports), how to find (``saved``) and load them, the
+directories it owns and the shipped copies to install; the mechanism makes the ``FirstUseModels`` of it. ``ready``
+installs the shipped models
 where the models directory lacks them and returns a handle of the saved ones (hashable, changing whenever they are
 saved again: the pages cache by it), or None while they still have to be trained; ``start`` starts that training as
 a ``BackgroundJob`` with ``fraction`` and ``status()`` (``background.StepwiseTraining``); ``load`` loads the handle;
@@ -17,12 +20,14 @@ Keras (``page_common`` draws the progress bar and the error box).
 from __future__ import annotations
 
 import os
+import pathlib
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from elmo_keras.explorer.background import BackgroundJob
-from elmo_keras.explorer.model_store import LOAD_ERRORS
+from elmo_keras.explorer.background import BackgroundJob, StepwiseTraining
+from elmo_keras.explorer.model_store import LOAD_ERRORS, discard_page_directories
+from elmo_keras.explorer.shipped_models import install_shipped_model
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +51,49 @@ class FirstUseModels:
     ready: Callable[[str], Hashable | None] | None = None
     load: Callable[[Hashable], object] | None = None
     discard: Callable[[str], None] | None = None
+
+
+def page_models(name: str, what: str, *, train: Callable[..., object] | None = None, steps: Sequence[str] = (),
+                job_name: str = "", done_message: str = "Saving the models…",
+                start: Callable[..., BackgroundJob] | None = None, saved: Callable[[str], Hashable | None],
+                load: Callable[[Hashable], object], directories: Mapping[str, Collection[str]],
+                shipped: Sequence[str] = ()) -> FirstUseModels:
+    """A page's first-use models, declared once: the mechanism makes ``start``, ``ready`` and ``discard`` of it.
+
+    Args:
+        name, what: as ``FirstUseModels``.
+        train: ``train(models_dir, progress=progress, **settings)``, training and saving the models, calling
+            ``progress(finished steps, what runs now)`` before each step and once at the end; ``start(models_dir,
+            **settings)`` runs it as a ``StepwiseTraining`` named ``job_name``, whose bar shows ``steps`` and then
+            ``done_message``. Defaults to None (``start`` given instead).
+        steps, job_name, done_message: the ``StepwiseTraining``'s.
+        start: ``start(models_dir, **settings)``, a started ``BackgroundJob`` of the page's own (the seq2seq's bar
+            counts epochs), instead of ``train``. Defaults to None.
+        saved: ``saved(models_dir)``, the handle of the saved models, or None while any is missing.
+        load: as ``FirstUseModels`` (``load(handle)``).
+        directories: ``{directory in models_dir: the entries the page writes there}``: what ``discard`` deletes
+            (``model_store.discard_page_directories``, refused where a directory holds anything else).
+        shipped: the names ``ready`` installs from the package where the models directory lacks them
+            (``shipped_models.install_shipped_model``), before asking ``saved``. Defaults to none.
+
+    Returns:
+        The page's ``FirstUseModels``.
+    """
+    if start is None:
+        def start(models_dir: str | os.PathLike, **settings) -> BackgroundJob:
+            return StepwiseTraining(lambda progress: train(models_dir, progress=progress, **settings), steps,
+                                    job_name, done_message)
+
+    def ready(models_dir: str | os.PathLike) -> Hashable | None:
+        for shipped_name in shipped:
+            install_shipped_model(models_dir, shipped_name)
+        return saved(models_dir)
+
+    def discard(models_dir: str | os.PathLike) -> None:
+        discard_page_directories({pathlib.Path(models_dir) / directory: entries
+                                  for directory, entries in directories.items()})
+
+    return FirstUseModels(name, what, start=start, ready=ready, load=load, discard=discard)
 
 
 class DamagedModelsError(ValueError):

@@ -1,9 +1,10 @@
 """The Classification page's service: its three small classifiers on disk, and what it shows for a typed sentence.
 
-On first visit ``ClassifierTraining`` trains, in a background thread, the CNN, the BiLSTM reading its last states
-and the BiLSTM max-pooled over its states on the toy sentiment corpus (small settings, see ``PAGE_SETTINGS``;
-its time is in docs/explorer.md, "Start-up times") and saves them together under ``CLASSIFIERS_DIR_NAME`` in the
-models directory (one model directory per kind, the whole set replaced in one rename); later visits load them.
+On first visit ``CLASSIFIER_MODELS`` installs the shipped set or trains, in a background thread, the CNN, the
+BiLSTM reading its last states and the BiLSTM max-pooled over its states on the toy sentiment corpus (small
+settings, see ``PAGE_SETTINGS``; its time is in docs/explorer.md, "Start-up times") and saves them together under
+``CLASSIFIERS_DIR_NAME`` in the models directory (one model directory per kind, the whole set replaced in one
+rename); later visits load them.
 ``classify`` is the page's one call for a sentence: each model's class probabilities and, for the CNN, the
 n-gram each strongest filter fired on. ``trained_sliding_step`` runs the worked example's sliding on the CNN's
 real embeddings and one of its real filters.
@@ -21,16 +22,9 @@ import numpy as np
 import pandas as pd
 
 from elmo_keras._quiet import ops
-from elmo_keras.explorer.background import StepwiseTraining
 from elmo_keras.explorer.classification.views import MODEL_TITLES, SlidingStep, sliding_step
-from elmo_keras.explorer.first_use import FirstUseModels
-from elmo_keras.explorer.model_store import (
-    CLASSIFIERS_DIR_NAME,
-    ModelRef,
-    check_page_directory,
-    discard_page_directories,
-)
-from elmo_keras.explorer.shipped_models import install_shipped_model
+from elmo_keras.explorer.first_use import page_models
+from elmo_keras.explorer.model_store import CLASSIFIERS_DIR_NAME, ModelRef, check_page_directory
 from elmo_keras.models.classifiers import (
     KINDS,
     class_probabilities,
@@ -94,13 +88,6 @@ def classifier_refs(models_dir: str | os.PathLike) -> dict[str, ModelRef] | None
     return {kind: ModelRef.of(directory, kind) for kind in KINDS}
 
 
-def ready_classifier_refs(models_dir: str | os.PathLike) -> dict[str, ModelRef] | None:
-    """``classifier_refs`` after installing the shipped classifiers (``tools/build_shipped_models.py``) where the
-    models directory has none; None only where the package ships none either (then ``ClassifierTraining``)."""
-    install_shipped_model(models_dir, CLASSIFIERS_DIR_NAME)
-    return classifier_refs(models_dir)
-
-
 def train_default_classifiers(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,
                               settings: dict | None = None) -> dict[str, ModelRef]:
     """Train the page's three classifiers on the toy sentiment corpus and save them as one set.
@@ -136,32 +123,22 @@ def train_default_classifiers(models_dir: str | os.PathLike, progress: Progress 
     return classifier_refs(models_dir)
 
 
-def discard_classifiers(models_dir: str | os.PathLike) -> None:
-    """Delete the saved classifiers (a broken set), so that the next visit trains them again.
-
-    Raises:
-        ValueError: the directory holds files the page did not write (``check_page_directory``).
-    """
-    discard_page_directories({classifiers_directory(models_dir): KINDS})
-
-
-class ClassifierTraining(StepwiseTraining):
-    """``train_default_classifiers`` in a background thread (see ``StepwiseTraining``); ``result`` holds the refs."""
-
-    def __init__(self, models_dir: str | os.PathLike, **options):
-        super().__init__(lambda progress: train_default_classifiers(models_dir, progress=progress, **options),
-                         [f"training the {MODEL_TITLES[kind]}" for kind in KINDS], "elmo-keras-classifiers",
-                         "Saving the classifiers…")
-
-
 def load_classifier_model(ref: ModelRef):
     """The classifier saved at ``ref`` (errors as ``models.classifiers.load_classifier``)."""
     return load_classifier(ref.path)
 
 
-CLASSIFIER_MODELS = FirstUseModels(
-    "classification", "classifiers", start=ClassifierTraining, ready=ready_classifier_refs,
-    load=lambda refs: {kind: load_classifier_model(ref) for kind, ref in refs.items()}, discard=discard_classifiers)
+# the three classifiers, declared once; ready_classifier_refs installs the shipped set (tools/build_shipped_models.py;
+# None only where the package ships none), ClassifierTraining(models_dir, **options) runs train_default_classifiers,
+# discard_classifiers deletes the set (refused where the directory holds files the page did not write)
+CLASSIFIER_MODELS = page_models(
+    "classification", "classifiers", train=train_default_classifiers,
+    steps=[f"training the {MODEL_TITLES[kind]}" for kind in KINDS], job_name="elmo-keras-classifiers",
+    done_message="Saving the classifiers…", saved=classifier_refs,
+    load=lambda refs: {kind: load_classifier_model(ref) for kind, ref in refs.items()},
+    directories={CLASSIFIERS_DIR_NAME: KINDS}, shipped=(CLASSIFIERS_DIR_NAME,))
+ready_classifier_refs, ClassifierTraining = CLASSIFIER_MODELS.ready, CLASSIFIER_MODELS.start
+discard_classifiers = CLASSIFIER_MODELS.discard
 
 
 # -- a typed sentence -------------------------------------------------------------------------------------------

@@ -21,9 +21,8 @@ from elmo_keras.data.seq2seq import seq2seq_references
 from elmo_keras.decoding import beam_search, greedy, sample
 from elmo_keras.decoding.trace import DecodeTrace
 from elmo_keras.explorer.background import BackgroundJob
-from elmo_keras.explorer.first_use import FirstUseModels
-from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef, discard_page_directories
-from elmo_keras.explorer.shipped_models import install_shipped_model
+from elmo_keras.explorer.first_use import page_models
+from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef
 from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES
 from elmo_keras.models.seq2seq import Seq2SeqConfig, load_seq2seq, save_seq2seq, train_seq2seq
 from elmo_keras.text.tokenizer import tokenize
@@ -100,13 +99,6 @@ def seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
     return ModelRef.of(models_dir, SEQ2SEQ_DIR_NAME)
 
 
-def ready_seq2seq_ref(models_dir: str | os.PathLike) -> ModelRef | None:
-    """The seq2seq model's ref, after installing the shipped one where the models directory has none; None only
-    where the package ships none either (then ``train_default_seq2seq``)."""
-    install_shipped_model(models_dir, SEQ2SEQ_DIR_NAME)
-    return seq2seq_ref(models_dir)
-
-
 def train_default_seq2seq(models_dir: str | os.PathLike, progress: Callable[[int, dict], None] | None = None,
                           seed: int = 0, **overrides) -> ModelRef:
     """Train the toy seq2seq model (``Seq2SeqConfig`` defaults, or ``overrides``) and save it.
@@ -128,15 +120,6 @@ def train_default_seq2seq(models_dir: str | os.PathLike, progress: Callable[[int
 def load_seq2seq_model(ref: ModelRef):
     """The ``Seq2Seq`` saved at ``ref`` (errors as ``models.seq2seq.load_seq2seq``)."""
     return load_seq2seq(ref.path)
-
-
-def discard_seq2seq(models_dir: str | os.PathLike) -> None:
-    """Delete the saved seq2seq model (a damaged one), so that the next visit installs or trains it again.
-
-    Raises:
-        ValueError: its directory holds files the page did not write (``check_page_directory``).
-    """
-    discard_page_directories({pathlib.Path(models_dir) / SEQ2SEQ_DIR_NAME: MODEL_DIR_ENTRIES})
 
 
 def default_epochs() -> int:
@@ -171,8 +154,13 @@ class Seq2SeqTraining(BackgroundJob):
         return f"First use: training the toy seq2seq model: epoch {self.epoch}/{self.epochs}, loss {self.loss:.2f}"
 
 
-SEQ2SEQ_MODELS = FirstUseModels("decoding", "toy seq2seq model", start=Seq2SeqTraining, ready=ready_seq2seq_ref,
-                                load=load_seq2seq_model, discard=discard_seq2seq)
+# the page's model, declared once; ready_seq2seq_ref installs the shipped one (None only where the package ships
+# none), Seq2SeqTraining trains it, discard_seq2seq deletes it (refused where its directory holds files the page did
+# not write)
+SEQ2SEQ_MODELS = page_models("decoding", "toy seq2seq model", start=Seq2SeqTraining, saved=seq2seq_ref,
+                             load=load_seq2seq_model, directories={SEQ2SEQ_DIR_NAME: MODEL_DIR_ENTRIES},
+                             shipped=(SEQ2SEQ_DIR_NAME,))
+ready_seq2seq_ref, discard_seq2seq = SEQ2SEQ_MODELS.ready, SEQ2SEQ_MODELS.discard
 
 
 def source_choices() -> list[str]:

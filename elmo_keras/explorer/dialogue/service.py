@@ -21,10 +21,8 @@ import pandas as pd
 
 from elmo_keras.data.dialogue import TURN_SEPARATOR, dialogue_references, split_turns
 from elmo_keras.data.packaged_results import packaged_results
-from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.first_use import FirstUseModels
-from elmo_keras.explorer.model_store import DIALOGUE_DIR_NAME, check_page_directory, discard_page_directories
-from elmo_keras.explorer.shipped_models import install_shipped_model
+from elmo_keras.explorer.first_use import page_models
+from elmo_keras.explorer.model_store import DIALOGUE_DIR_NAME, check_page_directory
 from elmo_keras.models.dialogue import (
     beam_responses,
     diversity,
@@ -103,18 +101,10 @@ def saved_version(models_dir: str | os.PathLike) -> tuple[int, ...]:
     return tuple((path / MODEL_FILE).stat().st_mtime_ns for path in paths)
 
 
-def ready_dialogue_paths(models_dir: str | os.PathLike) -> tuple[pathlib.Path, ...] | None:
-    """``dialogue_model_paths`` after installing the shipped models (``tools/build_shipped_models.py``: trained
-    with the experiment's settings) where the models directory has none; None only where the package ships none
-    either (then ``train_default_dialogue_models``)."""
-    install_shipped_model(models_dir, DIALOGUE_DIR_NAME)
-    return dialogue_model_paths(models_dir)
-
-
-def ready_dialogue_version(models_dir: str | os.PathLike) -> tuple[str, tuple[int, ...]] | None:
-    """``(models_dir, saved_version)`` once ``ready_dialogue_paths`` finds the pair, else None: the handle the page
-    loads and caches by (``DIALOGUE_MODELS``)."""
-    return None if ready_dialogue_paths(models_dir) is None else (str(models_dir), saved_version(models_dir))
+def dialogue_version(models_dir: str | os.PathLike) -> tuple[str, tuple[int, ...]] | None:
+    """``(models_dir, saved_version)`` when every model is saved, else None: the handle the page loads and caches by
+    (``DIALOGUE_MODELS``)."""
+    return None if dialogue_model_paths(models_dir) is None else (str(models_dir), saved_version(models_dir))
 
 
 def train_default_dialogue_models(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,
@@ -143,16 +133,6 @@ def train_default_dialogue_models(models_dir: str | os.PathLike, progress: Progr
     return dialogue_model_paths(models_dir)
 
 
-class DialogueTraining(StepwiseTraining):
-    """``train_default_dialogue_models`` in a background thread (see ``StepwiseTraining``); ``result`` holds the two
-    model directories."""
-
-    def __init__(self, models_dir: str | os.PathLike, **settings):
-        super().__init__(lambda progress: train_default_dialogue_models(models_dir, progress=progress, **settings),
-                         [f"training the toy {MODEL_LABELS[name]}" for name in KINDS], "elmo-keras-dialogue",
-                         "Saving the dialogue models…")
-
-
 def load_dialogue_models(models_dir: str | os.PathLike):
     """``(hred, hred_last_turn, vhred)`` loaded from the models directory (``MODELS`` order).
 
@@ -162,13 +142,18 @@ def load_dialogue_models(models_dir: str | os.PathLike):
     return tuple(load_dialogue_model(dialogue_dir(models_dir) / name, kind=kind) for name, (kind, _) in MODELS.items())
 
 
-def discard_dialogue_models(models_dir: str | os.PathLike) -> None:
-    """Remove the page's saved models (a broken save), so the next visit trains them again."""
-    discard_page_directories({dialogue_dir(models_dir): KINDS})
-
-
-DIALOGUE_MODELS = FirstUseModels("dialogue", "dialogue models", start=DialogueTraining, ready=ready_dialogue_version,
-                                 load=lambda handle: load_dialogue_models(handle[0]), discard=discard_dialogue_models)
+# the page's models, declared once; ready_dialogue_version installs the shipped ones (tools/build_shipped_models.py:
+# the experiment's settings; None only where the package ships none), DialogueTraining(models_dir, **settings) runs
+# train_default_dialogue_models, discard_dialogue_models deletes them (refused where the directory holds files the
+# page did not write)
+DIALOGUE_MODELS = page_models(
+    "dialogue", "dialogue models", train=lambda *args, **kwargs: train_default_dialogue_models(*args, **kwargs),
+    steps=[f"training the toy {MODEL_LABELS[name]}" for name in KINDS], job_name="elmo-keras-dialogue",
+    done_message="Saving the dialogue models…", saved=dialogue_version,
+    load=lambda handle: load_dialogue_models(handle[0]), directories={DIALOGUE_DIR_NAME: KINDS},
+    shipped=(DIALOGUE_DIR_NAME,))
+ready_dialogue_version, DialogueTraining = DIALOGUE_MODELS.ready, DIALOGUE_MODELS.start
+discard_dialogue_models = DIALOGUE_MODELS.discard
 
 
 def example_contexts() -> list[str]:

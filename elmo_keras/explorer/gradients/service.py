@@ -34,16 +34,14 @@ from elmo_keras.analysis.gradient_study.results import (
     untrained_models,
 )
 from elmo_keras.analysis.gradient_study.task import NUM_SYMBOLS, train_remember_first
-from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.first_use import FirstUseModels
+from elmo_keras.explorer.first_use import page_models
 from elmo_keras.explorer.gradients.store import (
     LEGACY_MEASUREMENTS_FILE,
     cached_measurements,
     keep_measurements,
     measurements_path,
 )
-from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory, discard_page_directories
-from elmo_keras.explorer.shipped_models import install_shipped_model
+from elmo_keras.explorer.model_store import GRADIENTS_DIR_NAME, check_page_directory
 from elmo_keras.safe_files import read_json_object, replace_directory, staging_directory, write_json_object
 
 MODEL_FILES = {"vanilla RNN": "rnn.keras", "LSTM": "lstm.keras"}
@@ -96,27 +94,10 @@ def has_gradient_models(models_dir: str | os.PathLike) -> bool:
     return all((directory / name).is_file() for name in (*MODEL_FILES.values(), TRAINING_FILE))
 
 
-def ready_gradient_models(models_dir: str | os.PathLike) -> bool:
-    """``has_gradient_models`` after installing the shipped models (``tools/build_shipped_models.py``; without
-    measurements) where the models directory has none."""
-    install_shipped_model(models_dir, GRADIENTS_DIR_NAME)
-    return has_gradient_models(models_dir)
-
-
-def ready_gradient_version(models_dir: str | os.PathLike) -> tuple[str, int] | None:
-    """``(models_dir, saved_version)`` once ``ready_gradient_models`` finds the files, else None: the handle the page
-    loads and caches by (``GRADIENT_MODELS``)."""
-    return (str(models_dir), saved_version(models_dir)) if ready_gradient_models(models_dir) else None
-
-
-def discard_gradient_models(models_dir: str | os.PathLike) -> None:
-    """Delete the saved models (a damaged set; an earlier version's ``measurements.npz`` with them), so that the next
-    visit installs or trains them. Their kept measurements no longer match any models and go with the next ones'.
-
-    Raises:
-        ValueError: the directory holds files the page did not write (``check_page_directory``).
-    """
-    discard_page_directories({gradients_dir(models_dir): OWN_ENTRIES})
+def gradient_version(models_dir: str | os.PathLike) -> tuple[str, int] | None:
+    """``(models_dir, saved_version)`` once ``has_gradient_models``, else None: the handle the page loads and caches
+    by (``GRADIENT_MODELS``)."""
+    return (str(models_dir), saved_version(models_dir)) if has_gradient_models(models_dir) else None
 
 
 def saved_version(models_dir: str | os.PathLike) -> int:
@@ -201,19 +182,18 @@ def load_gradient_models(models_dir: str | os.PathLike) -> TrainedModels:
     return TrainedModels(models, settings, histories)
 
 
-class GradientTraining(StepwiseTraining):
-    """``train_gradient_models`` in a background thread (see ``StepwiseTraining``); ``result`` holds the models."""
-
-    def __init__(self, models_dir: str | os.PathLike, settings: GradientSettings | None = None):
-        steps = ["measuring the gradients" if step == "gradients"
-                 else f"training the {step} on the remember-the-first-symbol task" for step in TRAINING_STEPS]
-        super().__init__(lambda progress: train_gradient_models(models_dir, progress=progress, settings=settings),
-                         steps, "elmo-keras-gradients")
-
-
-GRADIENT_MODELS = FirstUseModels("gradients", "vanilla RNN and LSTM", start=GradientTraining,
-                                 ready=ready_gradient_version, load=lambda handle: load_gradient_models(handle[0]),
-                                 discard=discard_gradient_models)
+# the page's models, declared once; ready_gradient_version installs the shipped ones (tools/build_shipped_models.py;
+# without measurements), GradientTraining(models_dir, settings=...) runs train_gradient_models, discard_gradient_models
+# deletes them, with an earlier version's measurements.npz (refused where the directory holds files the page did not
+# write; their kept measurements no longer match any models and go with the next ones')
+GRADIENT_MODELS = page_models(
+    "gradients", "vanilla RNN and LSTM", train=train_gradient_models,
+    steps=["measuring the gradients" if step == "gradients"
+           else f"training the {step} on the remember-the-first-symbol task" for step in TRAINING_STEPS],
+    job_name="elmo-keras-gradients", saved=gradient_version, load=lambda handle: load_gradient_models(handle[0]),
+    directories={GRADIENTS_DIR_NAME: OWN_ENTRIES}, shipped=(GRADIENTS_DIR_NAME,))
+ready_gradient_version, GradientTraining = GRADIENT_MODELS.ready, GRADIENT_MODELS.start
+discard_gradient_models = GRADIENT_MODELS.discard
 
 
 def page_measurements(trained: TrainedModels, length: int, rnn_scale: float, forget_bias: float) -> Measurements:

@@ -1,6 +1,6 @@
 """The Tagging page's service: the two toy taggers on disk, and everything the page shows for a typed sentence.
 
-The two taggers ship with the package and are installed on first use (``ready_tagger_refs``); where none are
+The two taggers ship with the package and are installed on first use (``TAGGER_MODELS``); where none are
 shipped, ``train_default_taggers`` trains, on the shipped toy data, a small word-level biLM on the unlabelled
 tagging text (TagLM's frozen language model), the multi-task POS + frame tagger and TagLM with a constrained
 BIOES CRF, and saves the two taggers beside the biLMs under reserved names (TagLM's ``.keras`` file carries its
@@ -21,10 +21,8 @@ import pandas as pd
 
 from elmo_keras._quiet import ops
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
-from elmo_keras.explorer.background import StepwiseTraining
-from elmo_keras.explorer.first_use import FirstUseModels
-from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef, discard_page_directories
-from elmo_keras.explorer.shipped_models import install_shipped_model
+from elmo_keras.explorer.first_use import page_models
+from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
 from elmo_keras.models import train_bilm
 from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES, MODEL_FILE
 from elmo_keras.tagging.experiments import shipped_results, summarize
@@ -83,14 +81,6 @@ def tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | No
     return ModelRef.of(models_dir, names[0]), ModelRef.of(models_dir, names[1])
 
 
-def ready_tagger_refs(models_dir: str | os.PathLike) -> tuple[ModelRef, ModelRef] | None:
-    """``tagger_refs`` after installing the shipped taggers where the models directory lacks them; None only where
-    the package ships none either (then ``train_default_taggers``)."""
-    for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME):
-        install_shipped_model(models_dir, name)
-    return tagger_refs(models_dir)
-
-
 def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | None = None, seed: int = 0,
                           bilm_epochs: int = BILM_EPOCHS, tagger_epochs: int = TAGGER_EPOCHS,
                           taglm_epochs: int = TAGLM_EPOCHS) -> tuple[ModelRef, ModelRef]:
@@ -126,33 +116,22 @@ def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | No
     return tagger_refs(models_dir)
 
 
-class TaggerTraining(StepwiseTraining):
-    """``train_default_taggers`` in a background thread (see ``StepwiseTraining``); ``result`` holds the refs."""
-
-    def __init__(self, models_dir: str | os.PathLike, **settings):
-        super().__init__(lambda progress: train_default_taggers(models_dir, progress=progress, **settings),
-                         [f"training the {step}" for step in TRAINING_STEPS], "elmo-keras-taggers",
-                         "Saving the taggers…")
-
-
 def load_tagger_model(ref: ModelRef):
     """The tagger saved at ``ref`` (errors as ``tagging.persistence.load_tagger``)."""
-
     return load_tagger(ref.path)
 
 
-def discard_taggers(models_dir: str | os.PathLike) -> None:
-    """Delete both saved taggers (a damaged pair), so that the next visit installs or trains them again.
-
-    Raises:
-        ValueError: a tagger's directory holds files the page did not write (``check_page_directory``).
-    """
-    discard_page_directories({pathlib.Path(models_dir) / name: MODEL_DIR_ENTRIES
-                              for name in (TAGGER_DIR_NAME, TAGLM_DIR_NAME)})
-
-
-TAGGER_MODELS = FirstUseModels("tagging", "taggers", start=TaggerTraining, ready=ready_tagger_refs,
-                               load=lambda refs: tuple(load_tagger_model(ref) for ref in refs), discard=discard_taggers)
+# the two taggers, declared once; ready_tagger_refs installs the shipped ones (None only where the package ships
+# none), TaggerTraining(models_dir, **settings) runs train_default_taggers, discard_taggers deletes both (refused
+# where a directory holds files the page did not write)
+TAGGER_MODELS = page_models(
+    "tagging", "taggers", train=lambda *args, **kwargs: train_default_taggers(*args, **kwargs),  # read per run
+    steps=[f"training the {step}" for step in TRAINING_STEPS],
+    job_name="elmo-keras-taggers", done_message="Saving the taggers…", saved=tagger_refs,
+    load=lambda refs: tuple(load_tagger_model(ref) for ref in refs),
+    directories={TAGGER_DIR_NAME: MODEL_DIR_ENTRIES, TAGLM_DIR_NAME: MODEL_DIR_ENTRIES},
+    shipped=(TAGGER_DIR_NAME, TAGLM_DIR_NAME))
+ready_tagger_refs, TaggerTraining, discard_taggers = TAGGER_MODELS.ready, TAGGER_MODELS.start, TAGGER_MODELS.discard
 
 
 def example_sentences(count: int = 4) -> list[str]:
