@@ -4,7 +4,7 @@
 
 Each backend is measured in its own subprocess (Keras picks its backend once per process) on what a user gets
 by default there:
-  forward   ``models.bilm.inference.bilm_activations`` (what ``ElmoEmbedder``, ``layer_embeddings`` and the explorer
+  forward   ``embedding.inference.bilm_activations`` (what ``ElmoEmbedder``, ``layer_embeddings`` and the explorer
             call): one TensorFlow graph for every shape, ``jax.jit`` once per shape, PyTorch eagerly; tokens/s of
             toy b32 (12 tokens) and ELMo-small b32 (20 tokens), and the first call (tracing/compilation);
   training  one ``train_on_batch`` of the toy ``BiLanguageModel`` (batch 32, 14 steps, ``DenseGradientAdam``) as
@@ -37,9 +37,9 @@ def measure(repeats: int, train_toy: bool) -> dict:
     from timing import fastest_seconds
 
     from elmo_keras._quiet import keras
+    from elmo_keras.embedding.inference import bilm_activations
     from elmo_keras.layers import BiLM, WordEmbedding
     from elmo_keras.models import build_bilm_lm, get_preset, train_bilm
-    from elmo_keras.models.bilm.inference import bilm_activations
     from elmo_keras.models.fitting import compile_for_training
 
     rng = np.random.default_rng(0)

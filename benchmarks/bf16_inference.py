@@ -33,9 +33,10 @@ from elmo_vs_allennlp import corpus_sentences  # noqa: E402
 from timing import cpu_name, fastest_seconds  # noqa: E402
 
 from elmo_keras._backend import has_native_bfloat16  # noqa: E402
-from elmo_keras.models.bilm.inference_plan import macs_per_token, steps_per_batch, window_batches  # noqa: E402
-from elmo_keras.pretrained.embedder import ElmoEmbedder  # noqa: E402
-from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES  # noqa: E402
+from elmo_keras.embedding.embedder import ElmoEmbedder  # noqa: E402
+from elmo_keras.embedding.jobs import window_batches  # noqa: E402
+from elmo_keras.embedding.precision import macs_per_token  # noqa: E402
+from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES  # noqa: E402
 
 BATCH = 64
 PRECISIONS = ("float32", "bfloat16")
@@ -55,8 +56,8 @@ def padded_tokens(lengths: list[int], batch_size: int) -> int:
     total = 0
     for start in range(0, len(lengths), window):
         part = lengths[start : start + window]
-        batches = window_batches(part, batch_size)
-        total += sum(len(batch) * steps for batch, steps in zip(batches, steps_per_batch(part, batches)))
+        # each batch runs its longest sentence's steps, the two boundaries included
+        total += sum(len(batch) * (max(part[i] for i in batch) + 2) for batch in window_batches(part, batch_size))
     return total
 
 

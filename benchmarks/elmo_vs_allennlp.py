@@ -88,7 +88,7 @@ def _read_options(path):
 
 
 def ours(files, corpus: pathlib.Path, output: pathlib.Path, execution: str, options: dict) -> float:
-    from elmo_keras.pretrained.embedder import ElmoEmbedder
+    from elmo_keras.embedding.embedder import ElmoEmbedder
 
     start = time.perf_counter()
     embedder = ElmoEmbedder(*files, execution=execution, **options)
@@ -112,26 +112,14 @@ def largest_difference(a_path, b_path, count: int) -> float:
         return max(float(np.abs(a[str(i)][()] - b[str(i)][()]).max()) for i in range(count))
 
 
-def auto_plan(files, corpus: pathlib.Path, options: dict) -> str:
-    """Which padded lengths ``"auto"`` compiles for this corpus (the plan ``embed_file`` makes), and why."""
-    from elmo_keras.models.bilm.inference_plan import ExecutionPlan, job_steps, macs_per_token
-    from elmo_keras.pretrained.embedder import ElmoEmbedder
-    from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES
+def model_line(files, options: dict) -> str:
+    """What ours runs for this model: the matmuls' precision (``"auto"`` picks by size and CPU) and its size."""
+    from elmo_keras.embedding.embedder import ElmoEmbedder
+    from elmo_keras.embedding.precision import macs_per_token
 
     embedder = ElmoEmbedder(*files, **options)
-    bilm = embedder.bilm
-    plan = ExecutionPlan(bilm, "auto", BATCH)
-    lengths = [len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines()]
-    plan.add(job_steps(lengths, BATCH, BATCH * SORT_WINDOW_BATCHES))
-    one_token = plan.cost.graph_seconds(1, 1)
-    # with bfloat16 matmuls "auto" is the graph for every job; in float32 the plan decides per padded length
-    runs = "the graph" if embedder.execution == "graph" else "what its plan gives each padded length"
-    return (f"ours in {getattr(embedder, 'matmul_dtype', None) or 'float32'}, execution auto runs {runs}; "
-            f"{macs_per_token(bilm) / 1e6:.1f}M multiply-adds per token; predicted (float32): "
-            "one compile = "
-            f"{plan.cost.compile_seconds / one_token:,.0f} tokens on the graph, XLA "
-            f"{one_token / plan.cost.xla_seconds(1, 1):.2f}x the graph per padded token; auto compiles padded "
-            f"lengths: {sorted(plan.compiled) or 'none (the graph throughout)'}")
+    return (f"ours in {getattr(embedder, 'matmul_dtype', None) or 'float32'}, execution {embedder.execution} "
+            f"(auto is the graph); {macs_per_token(embedder.bilm) / 1e6:.1f}M multiply-adds per token")
 
 
 def end_to_end(size: str, count: int, rounds: int, paths: list[str], tmp: pathlib.Path, options: dict) -> None:
@@ -141,7 +129,7 @@ def end_to_end(size: str, count: int, rounds: int, paths: list[str], tmp: pathli
     tokens = sum(len(line.split()) for line in corpus.read_text(encoding="utf-8").splitlines())
     print(f"\nEnd to end, {size}: {count:,} sentences ({tokens:,} tokens) of 5-40 tokens, batch {BATCH}, "
           "construction to vectors on disk, compilation included")
-    print(f"  {auto_plan(files, corpus, options)}")
+    print(f"  {model_line(files, options)}")
     best: dict[str, float] = {}
     for round_index in range(rounds):
         seconds = {}
@@ -187,7 +175,7 @@ def recurrent_bytes_per_step(options, bytes_per_weight: int = FLOAT32_BYTES) -> 
 
 def single_sentence_latency(size: str, repeats: int, tmp: pathlib.Path, options: dict) -> tuple:
     """``(reference ms, ours ms, our matmul dtype)`` for one sentence of ``LATENCY_TOKENS`` tokens."""
-    from elmo_keras.pretrained.embedder import ElmoEmbedder
+    from elmo_keras.embedding.embedder import ElmoEmbedder
 
     files = random_model_files(tmp, size)
     embedder, elmo = ElmoEmbedder(*files, **options), AllenNLPStyleElmo(*files)

@@ -16,7 +16,8 @@ import pathlib
 import tempfile
 import time
 
-from elmo_keras.pretrained.embedder import EXECUTION_MODES, ElmoEmbedder
+from elmo_keras.embedding.choices import EXECUTION_MODES
+from elmo_keras.embedding.embedder import ElmoEmbedder
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "elmo_bilm_tf"
 

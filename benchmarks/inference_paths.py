@@ -1,4 +1,4 @@
-"""The numbers behind ``execution="auto"`` (``elmo_keras.models.bilm.inference_plan``): per model size, on the
+"""Whether ``execution="xla"`` pays (docs/speed.md, "Which inference path runs when"): per model size, on the
 graph path and the XLA path, the time of the token encoder (character CNN, highway, projection) alone and of the
 whole biLM, hence each part's speed in multiply-adds per second and XLA's speed-up on it once compiled, and one XLA
 compile's seconds, for batches of ``--batch`` sentences of ``--steps`` steps, interleaved rounds in one run (the
@@ -27,9 +27,9 @@ from allennlp_reference import random_model_files  # noqa: E402
 from timing import cpu_name  # noqa: E402
 
 from elmo_keras._backend import compile_for_inference  # noqa: E402
-from elmo_keras.models.bilm.inference import bilm_activations  # noqa: E402
-from elmo_keras.models.bilm.inference_plan import macs_per_token_parts  # noqa: E402
-from elmo_keras.pretrained.embedder import ElmoEmbedder  # noqa: E402
+from elmo_keras.embedding.embedder import ElmoEmbedder  # noqa: E402
+from elmo_keras.embedding.inference import bilm_activations  # noqa: E402
+from elmo_keras.embedding.precision import macs_per_token_parts  # noqa: E402
 from elmo_keras.text.batching import char_ids_with_boundaries  # noqa: E402
 
 BATCH = 64

@@ -33,9 +33,9 @@ from allennlp_reference import SIZES, random_model_files  # noqa: E402
 from elmo_vs_allennlp import corpus_sentences  # noqa: E402
 from timing import cpu_name  # noqa: E402
 
-from elmo_keras.pretrained.embedder import ElmoEmbedder  # noqa: E402
-from elmo_keras.pretrained.onnx_embedder import OnnxEmbedder  # noqa: E402
-from elmo_keras.pretrained.onnx_export import export_onnx  # noqa: E402
+from elmo_keras.embedding.embedder import ElmoEmbedder  # noqa: E402
+from elmo_keras.embedding.onnx_embedder import OnnxEmbedder  # noqa: E402
+from elmo_keras.embedding.onnx_export import export_onnx  # noqa: E402
 
 
 def sorted_batches(sentences: list[list[str]], batch: int) -> list[list[list[str]]]:

@@ -4,6 +4,7 @@ from elmo_keras import analysis, data, tagging
 from elmo_keras._registration import load_model
 from elmo_keras.analysis import cosine_similarity_matrices, layer_embeddings
 from elmo_keras.decoding import beam_search, exhaustive_search, greedy, sample
+from elmo_keras.embedding import ElmoEmbedder
 from elmo_keras.layers import (
     CRF,
     BiLM,
@@ -28,7 +29,6 @@ from elmo_keras.models import (
     train_seq2seq,
 )
 from elmo_keras.pretrained import (
-    ElmoEmbedder,
     ElmoOptions,
     OptionsError,
     PretrainedFileError,

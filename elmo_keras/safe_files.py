@@ -22,6 +22,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import hashlib
 import json
 import os
 import pathlib
@@ -34,6 +35,7 @@ from typing import Any, BinaryIO
 PathLike = str | os.PathLike
 RENAME_EXCHANGE = 2  # <linux/fs.h>
 AT_FDCWD = -100  # <fcntl.h> on Linux
+HASH_CHUNK_BYTES = 1 << 20  # file_sha256 reads files this many bytes at a time
 
 
 class OutputOverwritesInputError(ValueError):
@@ -293,3 +295,12 @@ def write_json_object(path: PathLike, data: Mapping[str, Any]) -> bool:
     except OSError:
         return False
     return True
+
+
+def file_sha256(path: PathLike) -> str:
+    """The hex SHA-256 of a file's bytes as stored, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(HASH_CHUNK_BYTES):
+            digest.update(chunk)
+    return digest.hexdigest()

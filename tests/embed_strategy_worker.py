@@ -43,7 +43,7 @@ def tiny_bilm():
 
 def main(out: pathlib.Path) -> None:
     configure_cpu_devices(REPLICAS)
-    from elmo_keras.pretrained.embedder import ElmoEmbedder  # after configure_cpu_devices (runtime start-up)
+    from elmo_keras.embedding.embedder import ElmoEmbedder  # after configure_cpu_devices (runtime start-up)
 
     bilm = tiny_bilm()
     one_device = ElmoEmbedder(bilm=bilm)

@@ -21,7 +21,7 @@ from benchmarks.allennlp_reference import (  # noqa: E402
     token_char_ids,
     write_model_files,
 )
-from elmo_keras.pretrained.embedder import ElmoEmbedder  # noqa: E402
+from elmo_keras.embedding.embedder import ElmoEmbedder  # noqa: E402
 from elmo_keras.text.char_ids import token_to_char_ids  # noqa: E402
 
 TOLERANCE = 1e-5

@@ -68,9 +68,9 @@ def test_layer_embeddings_do_not_depend_on_batch_mates():
     assert together.shape == (3, 3, 2 * model.bilm.forward_lstm.output_dim)
     with pytest.raises(ValueError, match="outside sentence 0"):
         layer_embeddings(model, sentences[:1], [40])
-    with pytest.raises(TypeError, match="sentence 0 is a str"):
+    with pytest.raises(TypeError, match="sentence 0 must be a list of tokens, received str"):
         layer_embeddings(model, ["the bank"], [1])  # would otherwise be embedded character by character
-    with pytest.raises(TypeError, match="holds a int token"):
+    with pytest.raises(TypeError, match="sentence 0, token 1: a token must be a str, received int"):
         layer_embeddings(model, [["the", 5]], [0])
     with pytest.raises(ValueError, match="'zebra' .* is not in the model's vocabulary"):
         layer_embeddings(model, [["the", "zebra"]], [1])

@@ -59,8 +59,8 @@ def test_trimming_any_tokens_changes_no_vector(sentences):
 
 @pytest.mark.parametrize("execution", ["graph", "eager"])
 def test_embedder_vectors_do_not_depend_on_a_long_token_in_the_batch(execution):
+    from elmo_keras.embedding import ElmoEmbedder
     from elmo_keras.layers import BiLM
-    from elmo_keras.pretrained import ElmoEmbedder
 
     embedder = ElmoEmbedder(bilm=BiLM(_cnn(), units=16, projection_dim=7), execution=execution)
     sentence = ["the", "bank", "of", "the", "river"]
@@ -71,9 +71,8 @@ def test_embedder_vectors_do_not_depend_on_a_long_token_in_the_batch(execution):
 
 def test_the_embedder_cuts_where_its_path_is_traced_for_every_shape(monkeypatch):
     from elmo_keras._backend import compiles_per_shape
+    from elmo_keras.embedding import ElmoEmbedder, inference
     from elmo_keras.layers import BiLM
-    from elmo_keras.models.bilm import inference
-    from elmo_keras.pretrained import ElmoEmbedder
 
     widths = []
     run = inference.bilm_activations

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from elmo_keras.cli import TextProgressBar, build_parser, main
-from elmo_keras.pretrained.embedder import ElmoEmbedder
+from elmo_keras.embedding.embedder import ElmoEmbedder
 from tests.backend_support import tensorflow_only
 from tests.conftest import REPO_ROOT
 
@@ -92,13 +92,6 @@ def test_parser_lists_embed_and_defaults():
     args = build_parser().parse_args(["embed", "a", "b", "--options", "o", "--weights", "w"])
     assert (args.command, args.output_format, args.batch_size, args.stateful) == ("embed", "all", 64, False)
     assert (args.execution, args.strategy, args.devices) == ("auto", None, None)
-
-
-def test_execution_choices_are_the_librarys():
-    from elmo_keras.cli.embed import EXECUTION_CHOICES as CLI_CHOICES  # the CLI spells them out (no Keras for --help)
-    from elmo_keras.models.bilm.inference_plan import EXECUTION_CHOICES
-
-    assert CLI_CHOICES == EXECUTION_CHOICES
 
 
 def test_model_dir(tmp_path, input_file, capsys):

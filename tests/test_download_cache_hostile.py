@@ -21,7 +21,7 @@ from elmo_keras.pretrained.options import ElmoOptions
 from elmo_keras.pretrained.registry import RELEASED_MODELS
 from elmo_keras.pretrained.urls import checked_url, normal_url, shown_url
 from elmo_keras.pretrained.weights import WeightFileError, read_weight_file
-from elmo_keras.safe_files import OutputOverwritesInputError
+from elmo_keras.safe_files import OutputOverwritesInputError, file_sha256
 from tests.http_fixture_server import (  # noqa: F401 (fixtures)
     BAD_STATUS,
     DRIP,
@@ -63,7 +63,7 @@ def test_a_recorded_file_of_the_wrong_size_is_refused_at_every_load(server, cach
     path = cache_path(url)
     path.parent.mkdir(parents=True)
     path.write_bytes(b"{}" * 24)  # 48 bytes, as the proxy served
-    downloads._record_sha256(path, downloads.file_sha256(path))  # an intact record of the wrong file
+    downloads._record_sha256(path, file_sha256(path))  # an intact record of the wrong file
     with pytest.raises(CachedFileChangedError, match=f"has 48 bytes but .* has {size:,}; delete it"):
         cached_file(url, size=size, progress=None)
 

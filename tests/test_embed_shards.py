@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from elmo_keras.cli import main
-from elmo_keras.pretrained.embedder import SENTENCE_TO_INDEX, SORT_WINDOW_BATCHES, ElmoEmbedder
-from elmo_keras.pretrained.embedder_files import OUTPUT_ATTRIBUTE, OUTPUT_MARK
-from elmo_keras.pretrained.shards import (
+from elmo_keras.embedding.embedder import ElmoEmbedder
+from elmo_keras.embedding.embedder_files import OUTPUT_ATTRIBUTE, OUTPUT_MARK, SENTENCE_TO_INDEX
+from elmo_keras.embedding.shards import (
     ATTRIBUTE_PREFIX,
+    SORT_WINDOW_BATCHES,
     ShardRecord,
     check_shard,
     merge_shards,

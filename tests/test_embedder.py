@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from keras import ops
 
-from elmo_keras.layers.bilm import BiLM
-from elmo_keras.pretrained.embedder import (
+from elmo_keras.embedding.embedder import ElmoEmbedder
+from elmo_keras.embedding.embedder_files import (
     SENTENCE_TO_INDEX,
-    ElmoEmbedder,
     check_input_file,
     check_output_file,
     read_sentence_file,
 )
+from elmo_keras.layers.bilm import BiLM
 from elmo_keras.text.batching import WordIds, char_ids_with_boundaries
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, Vocabulary
 

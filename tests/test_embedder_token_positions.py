@@ -5,9 +5,9 @@ batching of ``embed_sentences``; and a token that is not a str is refused by wor
 import numpy as np
 import pytest
 
+from elmo_keras.embedding.embedder import ElmoEmbedder
 from elmo_keras.layers import CharCNN, WordEmbedding
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.pretrained.embedder import ElmoEmbedder
 from elmo_keras.text.batching import WordIds, char_ids_with_boundaries
 from elmo_keras.text.vocabulary import Vocabulary
 

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from elmo_keras.cli import main
+from elmo_keras.embedding.embedder import ElmoEmbedder
+from elmo_keras.embedding.embedder_files import SENTENCE_TO_INDEX
+from elmo_keras.embedding.shards import ATTRIBUTE_PREFIX, SORT_WINDOW_BATCHES, merge_shards, parse_shard
 from elmo_keras.limits import MAX_SHARDS
-from elmo_keras.pretrained.embedder import SENTENCE_TO_INDEX, SORT_WINDOW_BATCHES, ElmoEmbedder
-from elmo_keras.pretrained.shards import ATTRIBUTE_PREFIX, merge_shards, parse_shard
 from tests.conftest import REPO_ROOT
 from tests.embed_strategy_worker import tiny_bilm
 
@@ -128,7 +129,7 @@ def test_an_empty_attribute_is_no_number(shards, tmp_path):
 LIMITED = """
 import json, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
-from elmo_keras.pretrained.shards import merge_shards
+from elmo_keras.embedding.shards import merge_shards
 try:
     merge_shards(sys.argv[1], sys.argv[2:])
     print(json.dumps(["ok", ""]))

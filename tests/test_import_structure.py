@@ -17,9 +17,11 @@ FLOORS = {
     "text": 1,
     "data": 2, "layers": 2, "decoding": 2,
     "models": 3,
-    "tagging": 4, "pretrained": 4, "analysis": 4,
-    "explorer": 5, "cli": 6,
-    "__main__": 7,
+    "tagging": 4, "pretrained": 4,
+    "embedding": 5,
+    "analysis": 6,
+    "explorer": 7, "cli": 8,
+    "__main__": 9,
 }
 
 

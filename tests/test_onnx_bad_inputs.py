@@ -12,11 +12,11 @@ import os
 import numpy as np
 import pytest
 
+from elmo_keras.embedding.onnx_embedder import OnnxEmbedder, OnnxFileError
+from elmo_keras.embedding.onnx_export import export_onnx
 from elmo_keras.layers import CharCNN
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.pretrained.downloads import pretrained_directory
-from elmo_keras.pretrained.onnx_embedder import OnnxEmbedder, OnnxFileError
-from elmo_keras.pretrained.onnx_export import export_onnx
 from elmo_keras.safe_files import OutputOverwritesInputError
 from elmo_keras.text.batching import char_ids_with_boundaries
 from tests.backend_support import tensorflow_only
@@ -96,7 +96,7 @@ def test_an_output_of_another_shape_is_one_line_naming_it(tmp_path, output_shape
         OnnxEmbedder(path)
     message = one_line(raised)
     assert message.startswith(f"{path} is not an export_onnx file: its output 'activations'")
-    assert message.endswith("re-export the model with export_onnx(embedder, path) (elmo_keras.pretrained.onnx_export)")
+    assert message.endswith("re-export the model with export_onnx(embedder, path) (elmo_keras.embedding.onnx_export)")
 
 
 def test_an_input_of_another_type_is_one_line_naming_it(tmp_path):

@@ -15,12 +15,12 @@ import sys
 import numpy as np
 import pytest
 
+from elmo_keras.embedding.embedder import ElmoEmbedder
+from elmo_keras.embedding.inference import bilm_activations
+from elmo_keras.embedding.onnx_embedder import OnnxEmbedder
+from elmo_keras.embedding.onnx_export import export_onnx
 from elmo_keras.layers import CharCNN, WordEmbedding
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.models.bilm.inference import bilm_activations
-from elmo_keras.pretrained.embedder import ElmoEmbedder
-from elmo_keras.pretrained.onnx_embedder import OnnxEmbedder
-from elmo_keras.pretrained.onnx_export import export_onnx
 from elmo_keras.safe_files import OutputOverwritesInputError
 from elmo_keras.text.batching import WordIds, char_ids_with_boundaries
 from elmo_keras.text.vocabulary import Vocabulary
@@ -183,7 +183,7 @@ def test_a_file_export_onnx_did_not_write_is_refused(tmp_path):
 
 
 def test_the_onnx_embedder_imports_no_keras():
-    code = ("import sys; import elmo_keras.pretrained.onnx_embedder; "
+    code = ("import sys; import elmo_keras.embedding.onnx_embedder; "
             "print(sorted(m for m in ('keras', 'tensorflow', 'jax', 'torch') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert result.stdout.strip() == "[]"

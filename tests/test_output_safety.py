@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from elmo_keras.cli import main
-from elmo_keras.pretrained.embedder import ElmoEmbedder
-from elmo_keras.pretrained.embedder_files import (
+from elmo_keras.embedding.embedder import ElmoEmbedder
+from elmo_keras.embedding.embedder_files import (
     OUTPUT_ATTRIBUTE,
     OUTPUT_MARK,
     SENTENCE_TO_INDEX,
@@ -25,8 +25,8 @@ from elmo_keras.pretrained.embedder_files import (
     write_sentence_to_index,
     writing_hdf5,
 )
+from elmo_keras.embedding.shards import merge_shards
 from elmo_keras.pretrained.export import export_pretrained
-from elmo_keras.pretrained.shards import merge_shards
 from elmo_keras.safe_files import OutputOverwritesInputError, new_file_mode
 from tests.conftest import REPO_ROOT
 from tests.embed_strategy_worker import tiny_bilm
@@ -266,7 +266,7 @@ def test_two_writers_both_finish_and_the_last_wins(tmp_path):
 WRITER = """
 import pathlib, sys, time
 import numpy as np
-from elmo_keras.pretrained.embedder_files import writing_hdf5
+from elmo_keras.embedding.embedder_files import writing_hdf5
 output, ready, go = sys.argv[1:4]
 with writing_hdf5(output) as handle:
     handle.create_dataset("who", data=np.array([1]))

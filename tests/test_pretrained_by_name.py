@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from elmo_keras.cli import main
+from elmo_keras.embedding.embedder import ElmoEmbedder
 from elmo_keras.pretrained.downloads import cache_path
-from elmo_keras.pretrained.embedder import ElmoEmbedder
 from elmo_keras.pretrained.loader import load_pretrained_bilm, load_pretrained_elmo
 from elmo_keras.pretrained.registry import RELEASED_MODELS, ReleasedModel, RemoteFile
 from elmo_keras.text.char_ids import batch_to_ids

@@ -8,9 +8,10 @@ import weakref
 import numpy as np
 
 from elmo_keras.data import polysemy_sentences
+from elmo_keras.embedding.inference import bilm_activations
 from elmo_keras.models.bilm import batches as batches_module
 from elmo_keras.models.bilm.batches import ShuffledBatches, training_batches
-from elmo_keras.models.bilm.inference import bilm_activations, lm_logits
+from elmo_keras.models.bilm.compiled import lm_logits
 from elmo_keras.models.bilm.training import train_bilm
 from elmo_keras.text import Vocabulary
 from elmo_keras.text.batching import lm_inputs_and_targets

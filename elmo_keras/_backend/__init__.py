@@ -14,7 +14,6 @@ By concern (each module imports only the engine in use, inside its functions: th
   ``compile_function`` (XLA or ``jax.jit``, the weights read at every call), ``compile_for_inference`` and
   ``compiles_per_shape`` (the embedder's graph / XLA / eager modes),
   ``compiled_functions_take_variables_as_constants`` (no kept bfloat16 weight copies on JAX),
-  ``has_xla_inference`` (whether ``execution="auto"`` chooses between graph and XLA),
   ``id_graph_function`` (the seq2seq's scoring as one graph for every shape), ``is_eager`` (whether a tensor holds
   values), ``check_onnx_export_backend`` (ONNX export of any batch and length: TensorFlow).
 - ``training_steps``: ``fit_jit_compile`` (``Model.compile(jit_compile=…)`` for a fast step), ``loss_and_gradients``
@@ -34,7 +33,7 @@ By concern (each module imports only the engine in use, inside its functions: th
   touched, a repeated row summed) and ``update_touched_rows`` (an optimizer update of those rows, in place on
   TensorFlow and PyTorch; ``models.sparse_optimizers``).
 - ``precision``: ``has_native_bfloat16`` and ``time_training_steps`` (``models.bilm.precision``'s measurement),
-  ``has_native_bfloat16_inference`` (``models.bilm.inference_precision``'s rule), ``fused_elementwise`` (XLA-fused
+  ``has_native_bfloat16_inference`` (``embedding.precision``'s rule), ``fused_elementwise`` (XLA-fused
   elementwise steps between the bfloat16 inference loop's matmuls).
 - ``strings``: ``token_strings`` (token strings given as Python or NumPy values, checked and UTF-8-encoded one by
   one) and ``utf8_bytes`` (token strings as bytes: inside the graph on TensorFlow, in Python elsewhere;
@@ -50,7 +49,7 @@ from elmo_keras._lazy import lazy_exports
 __getattr__, __dir__ = lazy_exports(__name__, {
     "elmo_keras._backend.execution": ["backend_name", "check_onnx_export_backend", "compile_for_inference",
                                       "compile_function", "compiled_functions_take_variables_as_constants",
-                                      "compiles_per_shape", "engine_version", "has_xla_inference",
+                                      "compiles_per_shape", "engine_version",
                                       "id_graph_function", "is_eager", "scan_time"],
     "elmo_keras._backend.training_steps": ["branch_test_step", "branch_train_step", "dense_gradients",
                                            "fit_jit_compile", "input_gradients", "loss_and_gradients",
@@ -93,7 +92,6 @@ if TYPE_CHECKING:  # what static tools and IDEs see
         compiled_functions_take_variables_as_constants,
         compiles_per_shape,
         engine_version,
-        has_xla_inference,
         id_graph_function,
         is_eager,
         scan_time,
@@ -122,7 +120,7 @@ __all__ = [
     "check_onnx_export_backend", "check_strategy_backend", "compile_for_inference", "compile_function",
     "compiled_functions_take_variables_as_constants", "compiles_per_shape", "dense_gradients", "engine_version",
     "fit_jit_compile", "fused_elementwise", "gathered_batches", "generated_batches", "global_random_state",
-    "has_native_bfloat16", "has_native_bfloat16_inference", "has_xla_inference", "id_graph_function", "input_gradients",
+    "has_native_bfloat16", "has_native_bfloat16_inference", "id_graph_function", "input_gradients",
     "is_eager", "is_multi_worker", "is_strategy_object", "loss_and_gradients", "mirrored_replica_count",
     "mirrored_strategy", "padded_time", "replicated_inference", "scan_time", "set_global_random_state",
     "split_cpu_devices", "sum_over_replicas", "time_training_steps", "token_strings", "touched_slices",

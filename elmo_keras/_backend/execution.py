@@ -9,7 +9,6 @@
 - ``compile_function``: XLA (``tf.function(jit_compile=True)``) or ``jax.jit`` (the weights passed in at every
   call, not baked in); eager elsewhere.
 - ``compile_for_inference``: the embedder's execution modes (graph / XLA / eager); ``compiles_per_shape``;
-  ``has_xla_inference`` (whether ``"auto"`` has two paths to choose from);
   ``compiled_functions_take_variables_as_constants`` (JAX: no kept weight copies).
 - ``id_graph_function``: a function of several id tensors as one graph for every shape (the seq2seq's scoring).
 - ``check_onnx_export_backend``: whether this backend can export an ONNX graph of any batch and length.
@@ -141,13 +140,6 @@ def compiles_per_shape(execution: str) -> bool:
     """Whether ``compile_for_inference(…, execution)`` compiles once per input shape (so inputs should be padded
     to a few shapes): ``"xla"``, and every mode but ``"eager"`` on JAX."""
     return execution == "xla" or (execution != "eager" and keras.backend.backend() == "jax")
-
-
-def has_xla_inference() -> bool:
-    """Whether inference has a path compiled per input shape (XLA) besides one traced once for every shape, so that
-    choosing between them (``execution="auto"``) means something: TensorFlow. JAX compiles every path per shape,
-    PyTorch runs every path eagerly."""
-    return keras.backend.backend() == "tensorflow"
 
 
 def compiled_functions_take_variables_as_constants() -> bool:

@@ -1,6 +1,6 @@
 """``training_precision="auto"``'s TensorFlow side (``models.bilm.precision`` decides): whether bfloat16 can pay off on
 this CPU, and the timing of a training computation in each precision; whether inference's ``precision="auto"`` may
-choose bfloat16 here (``models.bilm.inference_precision``), and the fused elementwise steps its loop runs.
+choose bfloat16 here (``embedding.precision``), and the fused elementwise steps its loop runs.
 """
 
 from __future__ import annotations

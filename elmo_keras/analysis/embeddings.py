@@ -1,5 +1,5 @@
-"""Per-layer vectors of chosen words, embedded statelessly (through ``models.bilm.inference.embed_token_lists``, each
-job planned by ``models.bilm.inference_plan``)."""
+"""Per-layer vectors of chosen words, embedded statelessly through the embedder's job runner
+(``embedding.jobs.embed_job``)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from elmo_keras.models.bilm.inference import embed_token_lists
-from elmo_keras.models.bilm.inference_plan import AUTO, ExecutionPlan, check_execution, steps_per_batch, window_batches
-from elmo_keras.models.bilm.inference_precision import execution_with, inference_matmul_dtype
+from elmo_keras.embedding.choices import AUTO, check_execution
+from elmo_keras.embedding.jobs import embed_job
+from elmo_keras.embedding.precision import inference_matmul_dtype
 from elmo_keras.models.bilm.language_model import BiLanguageModel
-from elmo_keras.text.batching import sentence_ids
+from elmo_keras.text.batching import check_token_lists, sentence_ids
 from elmo_keras.text.vocabulary import UNK_ID
 
 DEFAULT_BATCH_SIZE = 64
@@ -24,36 +24,29 @@ def sentence_activations(model: BiLanguageModel, sentences: Sequence[Sequence[st
     Args:
         model: a ``BiLanguageModel`` carrying its ``vocabulary``.
         sentences: token lists, without boundary tokens.
-        batch_size: int, sentences per biLM call. Defaults to 64.
-        execution: ``"auto"``, ``"graph"``, ``"xla"`` or ``"eager"`` (``models.bilm.inference_plan``: ``"auto"``
-            compiles only where the sentences' work repays it, never for a few sentences). Defaults to ``"auto"``.
-        precision: ``"auto"``, ``"float32"`` or ``"bfloat16"`` (``models.bilm.inference_precision``: ``"auto"`` is
-            float32 but for models of ELMo's published sizes on a CPU with native bfloat16). Defaults to ``"auto"``.
+        batch_size: int, sentences per biLM call, in the order given. Defaults to 64.
+        execution: ``"auto"`` (the graph), ``"graph"``, ``"xla"`` or ``"eager"`` (``embedding.jobs``). Defaults to
+            ``"auto"``.
+        precision: ``"auto"``, ``"float32"`` or ``"bfloat16"`` (``embedding.precision``: ``"auto"`` is float32 but for
+            models of ELMo's published sizes on a CPU with native bfloat16). Defaults to ``"auto"``.
 
     Returns:
-        A list with one float32 array `(num_layers, len(sentence), 2 * dim)` per sentence.
+        A list with one float32 array `(num_layers, len(sentence), 2 * dim)` per sentence (an empty sentence: 0
+        tokens).
 
     Raises:
-        TypeError: a sentence is a str (not a token list) or holds a non-str token.
-        ValueError: the model has no vocabulary, a sentence is empty, or an unknown ``execution`` or ``precision``.
+        TypeError, ValueError: as ``text.batching.check_token_lists`` (a str instead of a token list, a token that is
+            not a str; for a character model an empty token), naming the sentence and the token.
+        ValueError: the model has no vocabulary, or an unknown ``execution`` or ``precision``.
     """
     if model.vocabulary is None:
         raise ValueError("the model has no vocabulary: load it with load_bilm or train it with train_bilm")
     check_execution(execution)
     matmul_dtype = inference_matmul_dtype(model.bilm, precision)
-    execution = execution_with(execution, matmul_dtype)
-    sentences = _token_lists(sentences)
     ids = sentence_ids(model.token_input, model.vocabulary)
-    lengths = [len(sentence) for sentence in sentences]
-    batches = window_batches(lengths, batch_size, sort=False)  # in order: the job is known, no need to sort
-    plan = ExecutionPlan(model.bilm, execution, batch_size)
-    plan.add(steps_per_batch(lengths, batches))
-    results = []
-    for batch in batches:
-        run = plan.run_for(max(lengths[i] for i in batch) + 2)
-        results += embed_token_lists(model.bilm, ids, [sentences[i] for i in batch], run.execution, run.time_bucket,
-                                     rows=run.rows, matmul_dtype=matmul_dtype)
-    return results
+    # sort=False: the batches are the sentences in the order given, as this function has always cut them
+    return list(embed_job(model.bilm, ids, sentences, batch_size, execution=execution, matmul_dtype=matmul_dtype,
+                          sort=False))
 
 
 def is_unknown_word(model: BiLanguageModel, word: str) -> bool:
@@ -83,18 +76,18 @@ def layer_embeddings(
         batch_size: int, sentences per biLM call. Defaults to 64.
         allow_unknown: bool, embed a word a word-level model does not know (it reads ``<unk>``) instead of
             raising. Defaults to False.
-        execution: as for ``sentence_activations``. Defaults to ``"auto"`` (the graph for a few sentences).
+        execution: as for ``sentence_activations``. Defaults to ``"auto"`` (the graph).
         precision: as for ``sentence_activations``. Defaults to ``"auto"``.
 
     Returns:
         float32 `(num_layers, len(sentences), 2 * dim)`.
 
     Raises:
-        TypeError: a sentence is a str (not a token list) or holds a non-str token.
-        ValueError: lengths differ, no or empty sentences, a position outside its sentence, or (unless
-            ``allow_unknown``) a word-level model does not know the word at a position.
+        TypeError, ValueError: as ``sentence_activations`` (``text.batching.check_token_lists``).
+        ValueError: lengths differ, no sentences, a position outside its sentence (an empty sentence has none), or
+            (unless ``allow_unknown``) a word-level model does not know the word at a position.
     """
-    sentences = _token_lists(sentences)
+    check_token_lists(sentences, model.token_input)
     if len(sentences) != len(positions):
         raise ValueError(f"got {len(sentences)} sentences but {len(positions)} positions")
     if not sentences:
@@ -113,23 +106,3 @@ def layer_embeddings(
     activations = sentence_activations(model, sentences, batch_size, execution, precision)
     return np.stack([a[:, int(p)] for a, p in zip(activations, positions)], axis=1).astype(np.float32)
 
-
-def _token_lists(sentences) -> list[list[str]]:
-    """``sentences`` as lists of str tokens; a str where a token list belongs, or a non-str token, is an error."""
-    if isinstance(sentences, str):
-        raise TypeError("sentences must be a list of token lists, received a single str")
-    result = []
-    for index, sentence in enumerate(sentences):
-        if isinstance(sentence, str):
-            raise TypeError(
-                f"sentence {index} is a str ({sentence[:40]!r}); pass token lists, e.g. elmo_keras.text.tokenize(text)"
-            )
-        tokens = list(sentence)
-        if not tokens:
-            raise ValueError(f"sentence {index} is empty")
-        for token in tokens:
-            if not isinstance(token, str):
-                raise TypeError(f"sentence {index} holds a {type(token).__name__} token ({token!r}); "
-                                "tokens must be str")
-        result.append(tokens)
-    return result

@@ -1,5 +1,5 @@
 """The ``embed`` command: a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout;
-``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``pretrained.shards``). The
+``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``embedding.shards``). The
 model is a released one by name (``--model small``), two files (paths or URLs, downloaded once into the cache), or a
 trained model directory."""
 
@@ -11,12 +11,14 @@ from typing import TextIO
 
 from elmo_keras.cli.devices import add_devices_argument, split_cpu_devices
 from elmo_keras.cli.stopping import EXIT_OK, checked_progress
+from elmo_keras.embedding.choices import EXECUTION_CHOICES, PRECISION_CHOICES
+from elmo_keras.embedding.embedder_files import check_embed_paths
+from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES, parse_shard
 from elmo_keras.limits import MAX_BATCH_SIZE
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
 from elmo_keras.pretrained.downloads import stderr_progress
 from elmo_keras.pretrained.model_files import local_model_files, model_file_paths
 from elmo_keras.pretrained.registry import RELEASED_MODELS, released_model
-from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, parse_shard
 
 
 class TextProgressBar:
@@ -42,8 +44,6 @@ class TextProgressBar:
         self.stream.flush()
 
 
-EXECUTION_CHOICES = ("auto", "graph", "xla", "eager")  # models.bilm.inference_plan's, without importing Keras
-PRECISION_CHOICES = ("auto", "float32", "bfloat16")  # models.bilm.inference_precision's, without importing Keras
 STRATEGIES = ("mirrored",)  # inference splits batches across the devices of one process, on TensorFlow
 
 
@@ -70,9 +70,8 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stateful", action="store_true",
                         help="carry LSTM state from batch to batch like the original ELMo (default: stateless)")
     parser.add_argument("--execution", choices=EXECUTION_CHOICES, default="auto",
-                        help="how the stateless biLM runs: auto (default: one TF graph, XLA for the padded lengths "
-                             "where the file's work repays the compile), graph, xla (compiled per padded shape) or "
-                             "eager")
+                        help="how the stateless biLM runs: auto (default: one TF graph, as graph), graph, xla "
+                             "(opt-in: compiled per padded shape) or eager")
     parser.add_argument("--precision", choices=PRECISION_CHOICES, default="auto",
                         help="the matmuls' precision: auto (default: bfloat16 on a CPU with native bfloat16 for "
                              "models of ELMo's published sizes, else float32), float32, or bfloat16 (float32 "
@@ -90,7 +89,7 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_embed(args: argparse.Namespace) -> int:
     """Embed ``args.input`` into ``args.output``; errors propagate to ``main`` (which prints them)."""
-    from elmo_keras.pretrained.embedder import ElmoEmbedder, check_embed_paths  # Keras: heavy, not for --help
+    from elmo_keras.embedding.embedder import ElmoEmbedder  # Keras: heavy, not for --help
 
     split_cpu_devices(args.devices)  # first: the backend's runtime must not have started
     files = None if args.model_dir is not None else (args.model or args.options, args.weights)  # a name: weights None

@@ -1,5 +1,5 @@
 """The ``merge-shards`` command: the N shard files of one ``embed --shard K/N`` run joined into the one-process output
-(``pretrained.shards.merge_shards`` checks they are complete, non-overlapping and of one input)."""
+(``embedding.shards.merge_shards`` checks they are complete, non-overlapping and of one input)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from elmo_keras.cli.stopping import EXIT_OK
-from elmo_keras.pretrained.shards import merge_shards
+from elmo_keras.embedding.shards import merge_shards
 
 
 def add_merge_arguments(parser: argparse.ArgumentParser) -> None:

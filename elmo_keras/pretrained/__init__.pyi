@@ -7,7 +7,6 @@ from elmo_keras.pretrained.downloads import (
     cached_file,
     pretrained_directory,
 )
-from elmo_keras.pretrained.embedder import ElmoEmbedder
 from elmo_keras.pretrained.export import export_pretrained
 from elmo_keras.pretrained.fine_tuning import fine_tune_pretrained
 from elmo_keras.pretrained.loader import (
@@ -17,9 +16,6 @@ from elmo_keras.pretrained.loader import (
     set_pretrained_weights,
 )
 from elmo_keras.pretrained.model_files import local_model_files
-from elmo_keras.pretrained.onnx_embedder import OnnxEmbedder
-from elmo_keras.pretrained.onnx_export import export_onnx
 from elmo_keras.pretrained.options import CharCNNOptions, ElmoOptions, LSTMOptions, OptionsError, PretrainedFileError
 from elmo_keras.pretrained.registry import RELEASED_MODELS, ReleasedModel, RemoteFile, released_model
-from elmo_keras.pretrained.shards import merge_shards
 from elmo_keras.pretrained.weights import WeightFileError, read_weight_file

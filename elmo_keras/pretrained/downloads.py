@@ -66,7 +66,7 @@ from elmo_keras.pretrained.download_stream import (
 from elmo_keras.pretrained.options import PretrainedFileError
 from elmo_keras.pretrained.registry import RELEASED_MODELS, published_file
 from elmo_keras.pretrained.urls import SCHEMES, URLError, is_url, normal_url, shown_url
-from elmo_keras.safe_files import replace_file, write_beside
+from elmo_keras.safe_files import file_sha256, replace_file, write_beside
 
 try:
     import fcntl
@@ -75,7 +75,7 @@ except ImportError:  # not POSIX: unique partial names and the atomic rename kee
 
 __all__ = [  # what other modules import from here, cache_layout's and download_stream's names included
     "LOCK_SUFFIX", "PRETRAINED_DIR_ENV", "SIDECAR_SUFFIX", "CachedFileChangedError", "DownloadError", "OfflineError",
-    "URLError", "cache_path", "cached_file", "download_ceiling", "file_sha256", "is_offline", "is_url",
+    "URLError", "cache_path", "cached_file", "download_ceiling", "is_offline", "is_url",
     "offline_error", "pretrained_directory", "refuse_cache_output", "stderr_progress",
 ]
 
@@ -190,15 +190,6 @@ def cached_file(url: str, size: int | None = None, sha256: str | None = None,
         except OfflineError as error:
             raise offline_error([url], error.reason, directory=directory) from None
     return path
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """The SHA-256 of a file's bytes (hex), read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(CHUNK_BYTES), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _recorded_sha256(path: pathlib.Path, url: str) -> str | None:

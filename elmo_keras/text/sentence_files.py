@@ -1,5 +1,5 @@
 """Files of one sentence per line, read by one set of rules (``sentence_lines``): ``train``'s corpus files, loaded or
-streamed (``data.corpus_files``), and ``embed``'s input files (``pretrained.embedder``).
+streamed (``data.corpus_files``), and ``embed``'s input files (``embedding.embedder``).
 
 - **Bytes**: UTF-8; a file named ``*.gz`` is read as gzip; a byte-order mark opening the file is dropped. The file is
   read in pieces ending at ``\\n`` of at most ``MAX_LINE_BYTES``, so nothing here holds more than one piece of it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from elmo_keras.models.bilm.inference import lm_logits
+from elmo_keras.models.bilm.compiled import lm_logits
 from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.text.batching import lm_inputs_and_targets
 from elmo_keras.text.sentences import as_token_lists

@@ -9,7 +9,7 @@ and padding is handled as there (steps past a sentence's length and rows of padd
 every layer).
 
 The input and output are renamed ``char_ids`` (or ``word_ids``) and ``activations``, their free axes ``batch`` and
-``time``. ``pretrained.onnx_embedder.OnnxEmbedder`` runs the file on tokenized sentences without Keras.
+``time``. ``embedding.onnx_embedder.OnnxEmbedder`` runs the file on tokenized sentences without Keras.
 
 Export needs the TensorFlow backend and the ``onnx`` extra (``pip install elmo_keras[onnx]``: onnx, tf2onnx,
 onnxruntime); ``docs/onnx.md`` says why the other backends cannot export it.
@@ -25,10 +25,10 @@ import warnings
 
 from elmo_keras._backend import check_onnx_export_backend
 from elmo_keras._quiet import keras, ops
+from elmo_keras.embedding.onnx_embedder import ONNX_AXES, ONNX_INPUTS, ONNX_OUTPUT
 from elmo_keras.layers.bilm import BiLM
-from elmo_keras.pretrained.downloads import refuse_cache_output
+from elmo_keras.pretrained.cache_layout import refuse_cache_output
 from elmo_keras.pretrained.export import pretrained_sources
-from elmo_keras.pretrained.onnx_embedder import ONNX_AXES, ONNX_INPUTS, ONNX_OUTPUT
 from elmo_keras.safe_files import OutputOverwritesInputError, refuse_overwriting, replace_file
 
 

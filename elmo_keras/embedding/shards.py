@@ -26,7 +26,6 @@ files can hold before it is used (``shard_checks``); ``N`` is at most ``limits.M
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import numbers
 import os
@@ -35,8 +34,7 @@ from collections.abc import Sequence
 
 import h5py
 
-from elmo_keras.limits import MAX_SHARDS
-from elmo_keras.pretrained.embedder_files import (
+from elmo_keras.embedding.embedder_files import (
     EMPTY_INPUT,
     check_input_file,
     check_output_destroys_nothing,
@@ -44,19 +42,20 @@ from elmo_keras.pretrained.embedder_files import (
     write_sentence_to_index,
     writing_hdf5,
 )
-from elmo_keras.pretrained.shard_checks import (
+from elmo_keras.embedding.shard_checks import (
     ShardFileError,
     check_line_range,
     check_shard_contents,
     finite_values,
     record_values,
 )
+from elmo_keras.limits import MAX_SHARDS
+from elmo_keras.safe_files import file_sha256
 from elmo_keras.text.sentence_files import sentence_lines
 
 SORT_WINDOW_BATCHES = 16  # stateless streaming sorts this many batches' worth of sentences by length
 
 ATTRIBUTE_PREFIX = "elmo_keras_shard_"  # the root attributes of a shard file: elmo_keras_shard_<field>
-HASH_CHUNK_BYTES = 1 << 20
 _SHARD_TEXT = re.compile(r"\s*([0-9]+)\s*/\s*([0-9]+)\s*")
 
 
@@ -115,15 +114,6 @@ def shard_lines(k: int, n: int, input_lines: int, block_lines: int) -> range:
     return range(min(first * block_lines, input_lines), min(stop * block_lines, input_lines))
 
 
-def file_sha256(path: str | os.PathLike) -> str:
-    """The hex SHA-256 of a file's bytes as stored."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(HASH_CHUNK_BYTES):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 @dataclasses.dataclass(frozen=True)
 class ShardRecord:
     """What a shard file records of the run that wrote it (its root attributes, ``ATTRIBUTE_PREFIX`` + field).
@@ -178,24 +168,22 @@ class ShardRecord:
 
 
 def read_shard_input(path: str, shard: tuple[int, int], batch_size: int, block_lines: int,
-                     output_format: str) -> tuple[list[str], ShardRecord, list[int]]:
-    """The sentences shard ``shard`` embeds, its record, and the token count of every line of the input (the job the
-    embedder plans, ``inference_plan``): every line of ``path`` is read and checked (as ``read_sentence_file``),
-    only the shard's are kept.
+                     output_format: str) -> tuple[list[str], ShardRecord]:
+    """The sentences shard ``shard`` embeds and its record: every line of ``path`` is read and checked (as
+    ``read_sentence_file``), only the shard's are kept.
 
     Raises:
         ValueError: an empty input; ``SentenceFileError`` (a blank, non-UTF-8 or over-long line, naming it).
     """
     path = check_input_file(path)
-    token_counts = [len(text.split()) for _, text in sentence_lines(path, blank_lines="refuse")]
-    input_lines = len(token_counts)
+    input_lines = sum(1 for _ in sentence_lines(path, blank_lines="refuse"))
     if input_lines == 0:
         raise ValueError(EMPTY_INPUT.format(path=path))
     k, n = check_shard(shard)
     record = ShardRecord(k, n, input_lines, file_sha256(path), block_lines, batch_size, output_format)
     lines = record.lines
     texts = [text for _, text in itertools.islice(sentence_lines(path, blank_lines="refuse"), lines.start, lines.stop)]
-    return texts, record, token_counts
+    return texts, record
 
 
 def merge_shards(output_file: str | os.PathLike, shard_files: Sequence[str | os.PathLike]) -> int:

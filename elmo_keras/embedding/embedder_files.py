@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import re
@@ -29,7 +28,7 @@ from collections.abc import Iterator, Mapping
 import h5py
 
 from elmo_keras.pretrained.cache_layout import refuse_cache_output
-from elmo_keras.safe_files import OutputOverwritesInputError, new_file_mode, refuse_overwriting
+from elmo_keras.safe_files import OutputOverwritesInputError, file_sha256, new_file_mode, refuse_overwriting
 from elmo_keras.text.sentence_files import sentence_lines
 
 try:
@@ -186,21 +185,13 @@ def refuse_foreign_output(output_file: str, input_sha256: str | None = None) -> 
     """
     if not os.path.isfile(output_file) or is_embed_output(output_file):
         return
-    if input_sha256 is not None and _sha256(output_file) == input_sha256:
+    if input_sha256 is not None and file_sha256(output_file) == input_sha256:
         raise OutputOverwritesInputError(
             f"output {output_file} is the input the shards were embedded from (its SHA-256 is the one they record), "
             "and writing it would destroy it; give the output file first: merge-shards OUTPUT SHARD...")
     raise OutputOverwritesInputError(
         f"output {output_file} exists and is not an HDF5 file written by embed or merge-shards, so writing it "
         "would destroy it; choose another output path, or delete the file first if it is not needed")
-
-
-def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def check_output_file(path: str | os.PathLike) -> str:

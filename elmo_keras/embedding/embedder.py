@@ -1,7 +1,9 @@
 """``ElmoEmbedder``: ELMo vectors as NumPy arrays, for sentences, batches and whole files (AllenNLP's API).
 
-The files ``embed_file`` reads and writes are checked and written by ``embedder_files``; one file embedded as N
-shards (several processes or machines) and merged back is ``shards``.
+Every call runs through the one job runner (``embedding.jobs``): how ``execution`` runs a batch is said there and in
+docs/speed.md, what ``precision`` computes in ``embedding.precision``. The files ``embed_file`` reads and writes are
+checked and written by ``embedder_files``; one file embedded as N shards (several processes or machines) and merged
+back is ``shards``.
 """
 
 from __future__ import annotations
@@ -12,47 +14,26 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from elmo_keras.argument_checks import check_int
+from elmo_keras.embedding.choices import AUTO, DEFAULT_TIME_BUCKET, check_execution, check_precision
+from elmo_keras.embedding.embedder_files import (
+    check_embed_paths,
+    read_sentence_file,
+    write_sentence_to_index,
+    writing_hdf5,
+)
+from elmo_keras.embedding.jobs import batch_run, embed_batch, embed_job
+from elmo_keras.embedding.precision import inference_matmul_dtype
+from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES, check_shard, read_shard_input
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.matmul_dtype import keep_narrowed_kernels
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.bilm.directory import load_bilm
 from elmo_keras.models.bilm.distribution import inference_strategy
-from elmo_keras.models.bilm.inference import EXECUTION_MODES, embed_token_lists
-from elmo_keras.models.bilm.inference_plan import (
-    AUTO,
-    DEFAULT_TIME_BUCKET,
-    EXECUTION_CHOICES,
-    BatchRun,
-    ExecutionPlan,
-    check_execution,
-    job_steps,
-    single_call_run,
-    steps_per_batch,
-    window_batches,
-)
-from elmo_keras.models.bilm.inference_precision import check_precision, execution_with, inference_matmul_dtype
-from elmo_keras.pretrained.embedder_files import (
-    EMPTY_INPUT,
-    PARTIAL_SUFFIX,
-    SENTENCE_TO_INDEX,
-    check_embed_paths,
-    check_input_file,
-    check_output_file,
-    read_sentence_file,
-    write_sentence_to_index,
-    writing_hdf5,
-)
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.model_files import local_model_files
-from elmo_keras.pretrained.shards import SORT_WINDOW_BATCHES, check_shard, read_shard_input
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, check_token_lists, sentence_ids
 
 OUTPUT_FORMATS = ("all", "top", "average")
-
-# the file helpers of ``embedder_files`` stay importable from here, where they were before the split
-__all__ = ["DEFAULT_TIME_BUCKET", "EMPTY_INPUT", "EXECUTION_CHOICES", "EXECUTION_MODES", "OUTPUT_FORMATS",
-           "PARTIAL_SUFFIX", "SENTENCE_TO_INDEX", "SORT_WINDOW_BATCHES", "ElmoEmbedder", "ProgressCallback",
-           "check_embed_paths", "check_input_file", "check_output_file", "read_sentence_file"]
 
 ProgressCallback = Callable[[int, int], None]  # (sentences done, total)
 
@@ -63,29 +44,9 @@ class ElmoEmbedder:
     ``num_layers`` is the biLM's ``num_layers + 1`` (layer 0 = the token vectors ``[x; x]``), ``dim`` is
     ``2 * projection_dim``; ``<S>``/``</S>`` are added and removed for you.
 
-    Stateless by default (``stateful=False``): a sentence gets the same vectors alone, in any batch and at
-    any call (to float32 rounding, ≤ 1e-5; repeated identical calls are bit-identical, and on TensorFlow's CPU
-    ``"graph"`` path batch mates change no bit either: ``tests/test_embed_shards.py``). ``stateful=True``
-    reproduces the original ELMo: LSTM state is carried per batch row from call to call (eager, no
-    sorting); ``reset_states()`` clears it.
-
-    Execution (``models.bilm.inference_plan``; ``benchmarks/elmo_vs_allennlp.py`` measures the paths): ``"graph"``
-    traces one TensorFlow graph for every shape, so it is fast from the first batch; ``"xla"``
-    (``jit_compile=True``) is faster per token but compiles once per padded shape (a job's batches are padded to
-    ``batch_size`` rows and the time axis to a multiple of ``time_bucket``); ``"eager"`` runs the time loop from
-    Python. ``"auto"`` (the default) runs ``embed_sentence``/``embed_batch`` on the graph and, for the jobs of
-    ``embed_sentences`` and ``embed_file``, moves a padded length to XLA only where the job's work at that length
-    repays the compile. Every path gives the same vectors to float32 rounding (≤ 1e-5). On JAX every mode but
-    ``"eager"`` is ``jax.jit`` (once per padded shape); PyTorch runs eagerly.
-
-    Precision (``models.bilm.inference_precision``; ``benchmarks/bf16_inference.py`` measures it): ``"bfloat16"``
-    runs the matmuls and convolutions on bfloat16 inputs and weights with float32 accumulation, everything else in
-    float32; the vectors stay float32 and match float32's to a per-token cosine ≥ 0.9999. ``"auto"`` (the default)
-    picks bfloat16 only on TensorFlow on a CPU with native bfloat16 and for models of ELMo's published sizes
-    (≥ 10 M multiply-adds per token); test and lecture-sized models stay float32. ``"float32"`` opts out. An
-    embedder that loads its weights (files, URL, name, model directory) freezes its biLM and keeps bfloat16 copies of
-    the kernels, made once; with ``bilm=`` they are cast at every call (the layer may still change). Every execution
-    mode honours it, but XLA on a CPU gains nothing from bfloat16, so with bfloat16 ``"auto"`` keeps to the graph.
+    Stateless by default (``stateful=False``): a sentence gets the same vectors alone, in any batch and at any call
+    (to float32 rounding: docs/determinism.md). ``stateful=True`` reproduces the original ELMo: LSTM state is
+    carried per batch row from call to call (eager, no sorting); ``reset_states()`` clears it.
 
     Args:
         options_file, weight_file: the original ELMo files, paths or ``http(s)://`` URLs (downloaded once into the
@@ -96,16 +57,18 @@ class ElmoEmbedder:
         sentence_ids: how sentences become ``bilm`` input (``text.batching.sentence_ids``:
             ``char_ids_with_boundaries``, or ``WordIds(vocabulary)`` for a word-level biLM). Defaults to None
             (``char_ids_with_boundaries``, for a ``CharCNN`` biLM).
-        execution: ``"auto"``, ``"graph"``, ``"xla"`` or ``"eager"`` for the stateless biLM call (see above;
-            stateful mode always runs eagerly). Defaults to ``"auto"``.
+        execution: ``"auto"`` (the graph), ``"graph"``, ``"xla"`` (opt-in: compiled once per padded shape) or
+            ``"eager"`` for the stateless biLM call (``embedding.jobs``; stateful mode always runs eagerly). Defaults
+            to ``"auto"``.
         time_bucket: int, where compilation is per shape (``"xla"``; JAX): pad the time axis to a multiple of
             this. Defaults to 16.
         strategy: split every batch across the replicas of this ``tf.distribute.Strategy`` (equal parts of its
-            rows, one graph; the vectors are one device's to float32 rounding), or ``"mirrored"`` (every GPU, else
-            every logical CPU device: ``models.bilm.distribution.configure_cpu_devices``). TensorFlow backend,
-            stateless, ``execution="graph"`` (``"auto"`` runs the graph with a strategy). Defaults to None (one
-            device).
-        precision: ``"auto"``, ``"float32"`` or ``"bfloat16"`` (see above; every execution mode honours it).
+            rows, one graph), or ``"mirrored"`` (every GPU, else every logical CPU device:
+            ``models.bilm.distribution.configure_cpu_devices``). TensorFlow backend, stateless, ``execution="graph"``
+            or ``"auto"``. Defaults to None (one device).
+        precision: ``"auto"``, ``"float32"`` or ``"bfloat16"`` (``embedding.precision``: ``"auto"`` is bfloat16 only
+            for models of ELMo's published sizes on a CPU with native bfloat16). An embedder that loads its weights
+            freezes its biLM and keeps bfloat16 copies of its kernels; with ``bilm=`` they are cast at every call.
             Defaults to ``"auto"``.
 
     Raises:
@@ -177,9 +140,8 @@ class ElmoEmbedder:
         self.matmul_dtype = inference_matmul_dtype(self.bilm, precision)  # None (float32) or "bfloat16"
         if owned or self.bilm is not bilm:
             self._keep_narrowed_kernels()
-        # with a strategy the batch is split across replicas in one graph: "auto" has nothing else to choose
+        # stateful rows carry their state from call to call, eagerly; a strategy splits each batch in one graph
         self.execution = "eager" if self.stateful else ("graph" if self.strategy is not None else execution)
-        self.execution = execution_with(self.execution, self.matmul_dtype)  # bfloat16: "auto" is the graph
         self.time_bucket = time_bucket
         self.num_layers = self.bilm.num_activation_layers
         self.dim = self.bilm.output_dim
@@ -229,7 +191,7 @@ class ElmoEmbedder:
         """Tokenized sentences → one `(num_layers, len(tokens), dim)` array each (an empty sentence → 0 tokens).
 
         In stateful mode row ``i`` of this call continues the LSTM state of row ``i`` of the previous call,
-        so empty sentences are an error there. One call is no job to repay a compile: ``"auto"`` runs the graph.
+        so empty sentences are an error there.
 
         Raises:
             TypeError: ``sentences`` or one of them is a str or not a sequence, or a token is not a str.
@@ -239,90 +201,27 @@ class ElmoEmbedder:
             Each names the sentence and the token by their 0-based positions in ``sentences``.
         """
         check_token_lists(sentences, self.bilm.token_input)
-        return self._embed_batch(sentences, single_call_run(self.execution, self.time_bucket))
-
-    def _embed_batch(self, sentences: Sequence[Sequence[str]], run: BatchRun, first: int = 0) -> list[np.ndarray]:
-        """``embed_batch`` run as ``run`` says (execution mode and padding), on sentences checked by
-        ``check_token_lists`` (with the caller's positions); ``first``: the caller's index of ``sentences[0]``."""
-        results = [np.zeros((self.num_layers, 0, self.dim), dtype=np.float32) for _ in sentences]
-        rows = [i for i, sentence in enumerate(sentences) if len(sentence) > 0]
-        if self.stateful and len(rows) != len(sentences):
-            empty = next(i for i, sentence in enumerate(sentences) if len(sentence) == 0)
-            raise ValueError(
-                f"sentence {first + empty} is empty; stateful mode keeps LSTM state per batch row, so every row needs "
-                "tokens"
-            )
-        if not rows:
-            return results
-        batch = [list(sentences[i]) for i in rows]
-        embedded = embed_token_lists(self.bilm, self.sentence_ids, batch, run.execution, run.time_bucket,
-                                     self.strategy, run.rows, self.matmul_dtype)
-        for i, vectors in zip(rows, embedded):
-            results[i] = vectors
-        return results
+        return embed_batch(self.bilm, self.sentence_ids, sentences, batch_run(self.execution, self.time_bucket),
+                           strategy=self.strategy, matmul_dtype=self.matmul_dtype)
 
     def embed_sentences(self, sentences: Iterable[Sequence[str]], batch_size: int = 64) -> Iterator[np.ndarray]:
         """Lazily embed ``sentences`` in batches; yields one array per sentence, in input order.
 
         Stateless mode sorts each window of ``SORT_WINDOW_BATCHES * batch_size`` sentences by length so
         that batches need little padding (the order of the results is restored). Stateful mode keeps the
-        input order, as row ``i`` of each batch continues row ``i``'s state. ``"auto"`` (``inference_plan``) plans
-        a list of sentences as one job, before its first batch, and an iterator window by window as it comes (a
-        padded length moves to XLA once the work seen at it repays a compile).
+        input order, as row ``i`` of each batch continues row ``i``'s state (``embedding.jobs.embed_job``).
 
         Raises:
             ValueError: a ``batch_size`` outside ``[1, limits.MAX_BATCH_SIZE]`` (at once); errors of
                 ``embed_batch`` as the sentences are reached (naming a sentence by its index in ``sentences``).
         """
         check_batch_size(batch_size)
-        plan = None
-        if isinstance(sentences, Sequence) and not isinstance(sentences, str):  # known: one job (a bad one fails later)
-            plan = self._file_plan([len(s) if isinstance(s, Sequence) else 0 for s in sentences], batch_size)
-        return self._embed_stream(sentences, batch_size, plan=plan)
+        return self._embed_job(sentences, batch_size)
 
-    def _window_size(self, batch_size: int) -> int:
-        """Sentences per window: stateless mode sorts each window by length."""
-        return batch_size if self.stateful else batch_size * SORT_WINDOW_BATCHES
-
-    def _embed_stream(self, sentences, batch_size, on_batch=None, plan: ExecutionPlan | None = None):
-        """``embed_sentences`` with a hook ``on_batch(number_of_sentences)`` called after every biLM call; ``plan``:
-        the job's plan, made from all its sentences (else each window is added to a new plan as it comes)."""
-        known = plan is not None
-        plan = plan if known else ExecutionPlan(self.bilm, self.execution, batch_size, self.time_bucket)
-        window_size = self._window_size(batch_size)
-        window: list[Sequence[str]] = []
-        first = 0  # the index of window[0] in sentences
-        for sentence in sentences:
-            window.append(sentence)
-            if len(window) == window_size:
-                yield from self._embed_window(window, batch_size, on_batch, plan, known, first)
-                first += len(window)
-                window = []
-        if window:
-            yield from self._embed_window(window, batch_size, on_batch, plan, known, first)
-
-    def _embed_window(self, window, batch_size, on_batch, plan: ExecutionPlan, known: bool, first: int):
-        check_token_lists(window, self.bilm.token_input, first)  # errors name the caller's sentence, not the batch's
-        lengths = [len(sentence) for sentence in window]
-        batches = window_batches(lengths, batch_size, sort=not self.stateful)
-        if not known:
-            plan.add(steps_per_batch(lengths, batches))
-        results = [None] * len(window)
-        for chunk in batches:
-            run = plan.run_for(max(lengths[i] for i in chunk) + 2)
-            # first + chunk[0]: the caller's index of the chunk's first sentence (stateful mode: unsorted, one chunk)
-            for i, vectors in zip(chunk, self._embed_batch([window[i] for i in chunk], run, first + chunk[0])):
-                results[i] = vectors
-            if on_batch is not None:
-                on_batch(len(chunk))
-        return results
-
-    def _file_plan(self, token_counts: Sequence[int], batch_size: int) -> ExecutionPlan:
-        """The plan of a job over sentences of ``token_counts`` tokens, known before its first batch. For a file:
-        every line of it, for one shard too, so that a shard runs each batch exactly as the one-process run does."""
-        plan = ExecutionPlan(self.bilm, self.execution, batch_size, self.time_bucket)
-        plan.add(job_steps(token_counts, batch_size, self._window_size(batch_size), sort=not self.stateful))
-        return plan
+    def _embed_job(self, sentences: Iterable[Sequence[str]], batch_size: int, on_batch=None) -> Iterator[np.ndarray]:
+        return embed_job(self.bilm, self.sentence_ids, sentences, batch_size, execution=self.execution,
+                         time_bucket=self.time_bucket, strategy=self.strategy, matmul_dtype=self.matmul_dtype,
+                         on_batch=on_batch)
 
     def embed_file(
         self,
@@ -345,7 +244,7 @@ class ElmoEmbedder:
         existing file there must be an output of ours (``embedder_files.check_output_destroys_nothing``).
 
         With ``shard=(k, n)`` (k counted from 1) only shard k of n is embedded: one contiguous run of whole
-        sorting windows (``batch_size * SORT_WINDOW_BATCHES`` lines; ``pretrained.shards`` gives the boundaries),
+        sorting windows (``batch_size * SORT_WINDOW_BATCHES`` lines; ``embedding.shards`` gives the boundaries),
         its datasets named by their line index in the whole file, its ``sentence_to_index`` covering its own
         lines, and the run recorded in the file's attributes (``shards.ShardRecord``: k, n, the input's line
         count and SHA-256, ...). ``shards.merge_shards`` (``python -m elmo_keras merge-shards``) checks and
@@ -389,11 +288,9 @@ class ElmoEmbedder:
         record = None
         if shard is None:
             texts = read_sentence_file(input_file)
-            token_counts = [len(text.split()) for text in texts]
         else:
-            texts, record, token_counts = read_shard_input(input_file, shard, batch_size,
-                                                           batch_size * SORT_WINDOW_BATCHES, output_format)
-        plan = self._file_plan(token_counts, batch_size)  # from every line of the input, for one shard too
+            texts, record = read_shard_input(input_file, shard, batch_size, batch_size * SORT_WINDOW_BATCHES,
+                                             output_format)
         first_index = 0 if record is None else record.lines.start
         embedded_count = 0
 
@@ -407,7 +304,7 @@ class ElmoEmbedder:
         with writing_hdf5(output_file) as handle:
             if record is not None:
                 record.write(handle)
-            embedded = self._embed_stream((text.split() for text in texts), batch_size, on_batch, plan)
+            embedded = self._embed_job((text.split() for text in texts), batch_size, on_batch)
             for offset, vectors in enumerate(embedded):
                 key = str(first_index + offset)
                 if output_format == "top":

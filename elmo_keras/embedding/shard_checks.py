@@ -1,4 +1,4 @@
-"""What ``merge_shards`` checks in a shard file before it uses any of it (``pretrained.shards``).
+"""What ``merge_shards`` checks in a shard file before it uses any of it (``embedding.shards``).
 
 - **The record** (``record_values``): every root attribute ``elmo_keras_shard_<field>`` is read as the type
   ``embed --shard`` writes (a whole number, not a float such as 1.9, a bool or a string; a 64-digit hex SHA-256; an
@@ -28,8 +28,8 @@ import re
 import h5py
 import numpy as np
 
+from elmo_keras.embedding.embedder_files import SENTENCE_TO_INDEX
 from elmo_keras.limits import MAX_BATCH_SIZE, MAX_SHARDS
-from elmo_keras.pretrained.embedder_files import SENTENCE_TO_INDEX
 
 INT_FIELDS = ("k", "n", "input_lines", "block_lines", "batch_size")
 TEXT_FIELDS = ("input_sha256", "output_format")

@@ -22,7 +22,7 @@ ONNX_AXES = ("batch", "time")  # the names of the free axes, in the input and th
 # what export_onnx writes: the input's rank and element type by token_input, the output's
 _INPUT_RANKS = {"char": 3, "word": 2}
 _INPUT_TYPE, _OUTPUT_TYPE = "tensor(int32)", "tensor(float)"
-_REEXPORT = "re-export the model with export_onnx(embedder, path) (elmo_keras.pretrained.onnx_export)"
+_REEXPORT = "re-export the model with export_onnx(embedder, path) (elmo_keras.embedding.onnx_export)"
 
 
 class OnnxFileError(ValueError):
