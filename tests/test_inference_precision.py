@@ -10,18 +10,12 @@ import pytest
 from elmo_keras._backend import precision as backend_precision
 from elmo_keras._quiet import keras
 from elmo_keras.analysis.embeddings import sentence_activations
-from elmo_keras.cli.embed import PRECISION_CHOICES, add_embed_arguments
+from elmo_keras.cli.embed import add_embed_arguments
+from elmo_keras.embedding import precision as inference_precision
+from elmo_keras.embedding.embedder import ElmoEmbedder
+from elmo_keras.embedding.precision import BFLOAT16_MIN_MACS_PER_TOKEN, inference_matmul_dtype, macs_per_token
 from elmo_keras.layers import BiLM, CharCNN, matmul_dtype
 from elmo_keras.models import build_bilm_lm, get_preset
-from elmo_keras.models.bilm import inference_precision
-from elmo_keras.models.bilm.inference_plan import macs_per_token
-from elmo_keras.models.bilm.inference_precision import (
-    BFLOAT16_MIN_MACS_PER_TOKEN,
-    PRECISIONS,
-    execution_with,
-    inference_matmul_dtype,
-)
-from elmo_keras.pretrained.embedder import ElmoEmbedder
 from elmo_keras.text.batching import WordIds
 from elmo_keras.text.vocabulary import Vocabulary
 from tests.backend_support import BACKEND
@@ -126,12 +120,6 @@ def test_native_bfloat16_inference_needs_tensorflow_on_a_native_cpu(monkeypatch)
     assert backend_precision.has_native_bfloat16_inference() is False
 
 
-def test_bfloat16_keeps_auto_execution_on_the_graph():
-    assert execution_with("auto", "bfloat16") == "graph"
-    assert execution_with("auto", None) == "auto"
-    assert execution_with("xla", "bfloat16") == "xla"  # asked for: as asked
-
-
 @pytest.fixture(scope="module")
 def tiny_lm():
     """The ``tiny`` preset's word-level language model, untrained, with a vocabulary."""
@@ -158,7 +146,6 @@ def test_analysis_helpers_take_precision(tiny_lm):
 
 
 def test_cli_precision_choices_and_argument():
-    assert PRECISION_CHOICES == PRECISIONS  # the CLI spells them out (no Keras for --help)
     parser = argparse.ArgumentParser()
     add_embed_arguments(parser)
     assert parser.parse_args(["in.txt", "out.hdf5", "--model-dir", "m"]).precision == "auto"
