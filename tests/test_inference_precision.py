@@ -21,9 +21,10 @@ from elmo_keras.text.vocabulary import Vocabulary
 from tests.backend_support import BACKEND
 
 MIN_COSINE = 0.9998  # per token, every layer (elmo_skip gave 0.99990 here on one 2-core EPYC, 0.99989746 on another)
-# the largest |bfloat16 − float32| over every layer and token; measured 5e-3 on the test models (|vectors| ≤ 1.7)
-# and on the mid-size model, 1e-2 with bfloat16 inputs everywhere; this bound leaves a margin
-MAX_DIFFERENCE = 2e-2
+# the largest |bfloat16 − float32| of a sentence as a fraction of its largest |float32| (bfloat16 keeps 8 significant
+# bits, so the error scales with the vectors): measured 0.0053 on elmo_bilm_tf (|vectors| ≤ 1.7, difference 8.8e-3)
+# and 0.0046 on elmo_skip (|vectors| ≤ 7.1, difference 3.3e-2); this bound leaves a margin
+MAX_RELATIVE_DIFFERENCE = 1e-2
 # kept bfloat16 copies against the per-call cast: the same bfloat16 numbers in another layout (transposed), so only
 # the matmuls' accumulation order may differ; measured 0.0 on the bilm-tf test model on all three backends
 KEPT_COPY_TOLERANCE = 1e-5
@@ -37,13 +38,13 @@ def _per_token_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _compare(float32_vectors, bfloat16_vectors) -> float:
-    """Check every sentence's bfloat16 vectors against float32's; return the largest absolute difference."""
+    """Check every sentence's bfloat16 vectors against float32's; return the largest relative difference."""
     largest = 0.0
     for a, b in zip(float32_vectors, bfloat16_vectors):
         assert a.shape == b.shape and b.dtype == np.float32
         assert _per_token_cosines(a, b).min() >= MIN_COSINE
-        largest = max(largest, float(np.abs(a - b).max()))
-    assert largest <= MAX_DIFFERENCE
+        largest = max(largest, float(np.abs(a - b).max() / np.abs(a).max()))
+    assert largest <= MAX_RELATIVE_DIFFERENCE
     return largest
 
 
