@@ -227,7 +227,7 @@ def test_constructor_errors():
 
     with pytest.raises(ValueError, match="pass options_file and weight_file, or bilm="):
         ElmoEmbedder()
-    with pytest.raises(ValueError, match="bilm must be a BiLM layer"):
+    with pytest.raises(ValueError, match=r"bilm must be a biLM layer \(BiLM or TransformerBiLM\)"):
         ElmoEmbedder(bilm="weights.hdf5")
     bilm = BiLM(WordEmbedding(10, 4), units=4, num_layers=1)
     with pytest.raises(ValueError, match=r"a WordEmbedding biLM needs sentence_ids=WordIds\(vocabulary\)"):

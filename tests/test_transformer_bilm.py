@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
+from elmo_keras.embedding.embedder import ElmoEmbedder
 from elmo_keras.layers import BiLM, BiLMBase, CharCNN, Elmo, TransformerBiLM, WordEmbedding
 from elmo_keras.models.bilm.language_model import BiLanguageModel
+from elmo_keras.text.batching import char_ids_with_boundaries
 from elmo_keras.text.char_ids import batch_to_ids
 from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
@@ -142,6 +144,20 @@ def test_stateful_and_narrowed_matmuls_are_refused():
         bilm(IDS, matmul_dtype="bfloat16")
     with pytest.raises(ValueError, match="output width"):
         TransformerBiLM(keras.layers.Identity(), hidden_dim=16, num_layers=1)
+
+
+def test_the_embedder_takes_a_transformer_bilm_in_float32():
+    bilm = _transformer(_char_cnn(), num_layers=3)
+    embedder = ElmoEmbedder(bilm=bilm)
+    assert embedder.matmul_dtype is None  # "auto" is float32: no bfloat16 matmuls here
+    vectors = embedder.embed_sentence(["I", "sat", "by", "the", "bank"])
+    assert vectors.shape == (bilm.num_activation_layers, 5, 2 * DIM) == (4, 5, 16)
+    layers = np.stack(_activations(bilm, char_ids_with_boundaries([["I", "sat", "by", "the", "bank"]])))
+    np.testing.assert_allclose(vectors, layers[:, 0, 1:-1], rtol=0, atol=1e-6)  # the layer's own call, <S> </S> cut
+    with pytest.raises(ValueError, match="precision='bfloat16' needs a biLM with bfloat16 matmuls"):
+        ElmoEmbedder(bilm=bilm, precision="bfloat16")
+    with pytest.raises(ValueError, match="no state to carry across calls"):
+        ElmoEmbedder(bilm=bilm, stateful=True)
 
 
 def test_copy_keeps_the_class_and_the_numbers():

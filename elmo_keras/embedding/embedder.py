@@ -24,7 +24,7 @@ from elmo_keras.embedding.embedder_files import (
 from elmo_keras.embedding.jobs import batch_run, embed_batch, embed_job
 from elmo_keras.embedding.precision import inference_matmul_dtype
 from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES, check_shard, read_shard_input
-from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.matmul_dtype import keep_narrowed_kernels
 from elmo_keras.limits import check_batch_size
 from elmo_keras.models.bilm.directory import load_bilm
@@ -52,8 +52,9 @@ class ElmoEmbedder:
         options_file, weight_file: the original ELMo files, paths or ``http(s)://`` URLs (downloaded once into the
             cache: ``pretrained.downloads``). Default to None. A released model by name: ``from_name``.
         stateful: bool, see above. Defaults to False.
-        bilm: use this ``BiLM`` instead of loading files (e.g. from ``elmo_keras.models.load_bilm``); a copy
-            is made if its ``stateful`` differs from ``stateful``. Defaults to None.
+        bilm: use this biLM layer instead of loading files: a ``BiLM`` (e.g. from ``elmo_keras.models.load_bilm``;
+            a copy is made if its ``stateful`` differs from ``stateful``) or a ``TransformerBiLM`` (stateless only;
+            float32). Defaults to None.
         sentence_ids: how sentences become ``bilm`` input (``text.batching.sentence_ids``:
             ``char_ids_with_boundaries``, or ``WordIds(vocabulary)`` for a word-level biLM). Defaults to None
             (``char_ids_with_boundaries``, for a ``CharCNN`` biLM).
@@ -80,7 +81,7 @@ class ElmoEmbedder:
     ``ElmoEmbedder("options.json", "weights.hdf5")`` with the original files, `(3, tokens, 1024)` arrays.
 
     Example:
-        >>> from elmo_keras.layers import CharCNN
+        >>> from elmo_keras.layers import BiLM, CharCNN
         >>> char_cnn = CharCNN(embedding_dim=4, filters=((1, 8), (2, 8)), projection_dim=8)
         >>> embedder = ElmoEmbedder(bilm=BiLM(char_cnn, units=16, projection_dim=8))  # untrained, 2 layers
         >>> embedder.embed_sentence(["I", "sat", "by", "the", "bank"]).shape  # (num_layers, tokens, dim)
@@ -93,7 +94,7 @@ class ElmoEmbedder:
         weight_file: str | os.PathLike | None = None,
         stateful: bool = False,
         *,
-        bilm: BiLM | None = None,
+        bilm: BiLMBase | None = None,
         sentence_ids: SentenceIds | None = None,
         execution: str = AUTO,
         time_bucket: int = DEFAULT_TIME_BUCKET,
@@ -117,8 +118,8 @@ class ElmoEmbedder:
             raise ValueError("pass either options_file/weight_file or bilm=, not both")
         else:
             owned = False
-        if not isinstance(bilm, BiLM):
-            raise ValueError(f"bilm must be a BiLM layer, received {type(bilm).__name__}")
+        if not isinstance(bilm, BiLMBase):
+            raise ValueError(f"bilm must be a biLM layer (BiLM or TransformerBiLM), received {type(bilm).__name__}")
         if sentence_ids is None:
             if bilm.token_input != "char":
                 raise ValueError(

@@ -6,7 +6,8 @@
   rounded once to bfloat16; LSTM states, gates' nonlinearities, clipping, residuals and the vectors returned stay
   float32 (``layers.matmul_dtype``). The vectors differ from float32's by rounding only: per-token cosine ≥ 0.9999
   (``tests/test_inference_precision.py``).
-- ``"auto"``: bfloat16 where all of these hold, else float32:
+- ``"auto"``: bfloat16 where all of these hold, else float32 (always float32 for a biLM whose ``matmul_dtypes`` lack
+  bfloat16, a ``TransformerBiLM``):
 
   1. TensorFlow on a CPU with native bfloat16 arithmetic (AVX512-BF16 or AMX) and no GPU in use
      (``_backend.has_native_bfloat16_inference``); emulated bfloat16 is slower than float32.
@@ -45,12 +46,17 @@ def inference_matmul_dtype(bilm, precision: str) -> str | None:
         ``"bfloat16"``, or None for float32 (the biLM's own compute dtype).
 
     Raises:
-        ValueError: an unknown ``precision``.
+        ValueError: an unknown ``precision``, or ``"bfloat16"`` for a biLM without bfloat16 matmuls (its
+            ``matmul_dtypes``: a ``TransformerBiLM``).
     """
     check_precision(precision)
+    narrows = "bfloat16" in bilm.matmul_dtypes  # an LSTM BiLM does; a TransformerBiLM runs in its compute dtype
     if precision == AUTO:
-        pays = has_native_bfloat16_inference() and macs_per_token(bilm) >= BFLOAT16_MIN_MACS_PER_TOKEN
+        pays = narrows and has_native_bfloat16_inference() and macs_per_token(bilm) >= BFLOAT16_MIN_MACS_PER_TOKEN
         precision = "bfloat16" if pays else "float32"
+    if precision == "bfloat16" and not narrows:
+        raise ValueError(f"precision='bfloat16' needs a biLM with bfloat16 matmuls; a {type(bilm).__name__} runs "
+                         "them in its compute dtype: use precision='float32' or 'auto'")
     return "bfloat16" if precision == "bfloat16" else None
 
 
