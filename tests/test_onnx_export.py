@@ -144,7 +144,7 @@ def _tiny_char_bilm(**kwargs):
 
 
 def test_models_that_cannot_be_exported_are_named(tmp_path):
-    with pytest.raises(ValueError, match="expected a BiLM.*received str"):
+    with pytest.raises(ValueError, match="expected a BiLM or TransformerBiLM.*received str"):
         export_onnx("model", tmp_path / "m.onnx")
     unbuilt = BiLM(CharCNN(embedding_dim=4, filters=((1, 8),), projection_dim=8), units=16, projection_dim=8)
     with pytest.raises(ValueError, match="not built"):

@@ -1,12 +1,13 @@
 """Write a biLM's embedding computation as an ONNX file: ids → every layer's activations, for onnxruntime.
 
-``export_onnx`` wraps a built, stateless ``BiLM`` in a Keras model, ``ids int32 (batch, time, 50)`` (or word ids
-`(batch, time)`) → ``activations float32 (batch, num_layers + 1, time, 2 * dim)``, and writes it with Keras' own
-exporter (``keras.Model.export(format="onnx")``: on TensorFlow, tf2onnx over one traced graph). It is the graph
-``ElmoEmbedder`` runs (``execution="graph"``, ``precision="float32"``), traced with symbolic batch and time, so the
-file takes any batch and length: each LSTM layer's time loop (both directions in one) becomes one ONNX ``Loop``,
-and padding is handled as there (steps past a sentence's length and rows of padding only are masked, and zero in
-every layer).
+``export_onnx`` wraps a built, stateless biLM (an LSTM ``BiLM`` or a ``TransformerBiLM``) in a Keras model,
+``ids int32 (batch, time, 50)`` (or word ids `(batch, time)`) → ``activations float32 (batch, num_layers + 1, time,
+2 * dim)``, and writes it with Keras' own exporter (``keras.Model.export(format="onnx")``: on TensorFlow, tf2onnx
+over one traced graph). It is the graph ``ElmoEmbedder`` runs (``execution="graph"``, ``precision="float32"``),
+traced with symbolic batch and time, so the file takes any batch and length: each LSTM layer's time loop (both
+directions in one) becomes one ONNX ``Loop`` (a transformer has no loop: its attention masks are built from the traced
+length), and padding is handled as there (steps past a sentence's length and rows of padding only are masked, and
+zero in every layer).
 
 The input and output are renamed ``char_ids`` (or ``word_ids``) and ``activations``, their free axes ``batch`` and
 ``time``. ``embedding.onnx_embedder.OnnxEmbedder`` runs the file on tokenized sentences without Keras.
@@ -26,7 +27,7 @@ import warnings
 from elmo_keras._backend import check_onnx_export_backend
 from elmo_keras._quiet import keras, ops
 from elmo_keras.embedding.onnx_embedder import ONNX_AXES, ONNX_INPUTS, ONNX_OUTPUT
-from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.pretrained.cache_layout import refuse_cache_output
 from elmo_keras.pretrained.export import pretrained_sources
 from elmo_keras.safe_files import OutputOverwritesInputError, refuse_overwriting, replace_file
@@ -43,7 +44,8 @@ def export_onnx(model, path: str | os.PathLike, opset: int | None = None) -> pat
     export starts (tens of seconds for ELMo's sizes): every error below but a failing exporter comes at once.
 
     Args:
-        model: a built ``BiLM``, or an ``ElmoEmbedder`` or ``BiLanguageModel`` (its ``bilm``); stateless.
+        model: a built ``BiLM`` or ``TransformerBiLM``, or an ``ElmoEmbedder`` or ``BiLanguageModel`` (its
+            ``bilm``); stateless.
         path: the ``.onnx`` file to write.
         opset: int, the ONNX opset. Defaults to None (the exporter's default: 15 with tf2onnx 1.17).
 
@@ -136,10 +138,10 @@ def _check_exporter_installed() -> None:
         raise ImportError(f"export_onnx needs {' and '.join(missing)}: pip install elmo_keras[onnx]")
 
 
-def _stateless_bilm(model) -> BiLM:
+def _stateless_bilm(model) -> BiLMBase:
     bilm = getattr(model, "bilm", model)  # an ElmoEmbedder or a BiLanguageModel holds one
-    if not isinstance(bilm, BiLM):
-        raise ValueError(f"expected a BiLM, an ElmoEmbedder or a BiLanguageModel to export, "
+    if not isinstance(bilm, BiLMBase):
+        raise ValueError(f"expected a BiLM or TransformerBiLM, an ElmoEmbedder or a BiLanguageModel to export, "
                          f"received {type(model).__name__}")
     if not bilm.built:
         raise ValueError("the biLM is not built (it has no weights yet); call it on ids or load it first")

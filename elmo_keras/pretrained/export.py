@@ -35,6 +35,7 @@ import numpy as np
 
 from elmo_keras._quiet import keras
 from elmo_keras.layers.bilm import BiLM
+from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.models.bilm.language_model import BiLanguageModel
 from elmo_keras.pretrained.cache_layout import refuse_cache_output
 from elmo_keras.pretrained.options import CharCNNOptions, ElmoOptions, LSTMOptions
@@ -143,9 +144,13 @@ def bilm_of(model) -> BiLM:
     """The ``BiLM`` of ``model`` (a ``BiLM`` or a ``BiLanguageModel``), checked to be exportable.
 
     Raises:
-        ValueError: ``model`` is neither, is not built, or reads word ids (the original format is char-based).
+        ValueError: ``model`` is neither, is not built, reads word ids (the original format is char-based), or is a
+            transformer (the format holds only LSTM biLMs).
     """
     bilm = model.bilm if isinstance(model, BiLanguageModel) else model
+    if isinstance(bilm, BiLMBase) and not isinstance(bilm, BiLM):
+        raise ValueError(f"the bilm-tf format (options.json + HDF5 weights) holds only LSTM biLMs, not a "
+                         f"{type(bilm).__name__}: save it with model.save(...) or export_onnx instead")
     if not isinstance(bilm, BiLM):
         raise ValueError(f"expected a BiLM or a BiLanguageModel to export, received {type(model).__name__}")
     if bilm.token_input != "char":
