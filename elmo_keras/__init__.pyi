@@ -35,6 +35,7 @@ from elmo_keras.pretrained import (
     WeightFileError,
     export_pretrained,
     fine_tune_pretrained,
+    load_preset,
     load_pretrained_bilm,
     load_pretrained_elmo,
 )

@@ -59,26 +59,33 @@ def _leftovers(directory) -> list[str]:
 
 
 def test_the_registry_lists_allennlps_four_models():
-    assert list(RELEASED_MODELS)[:4] == ["small", "medium", "original", "original-5.5B"]
+    assert list(RELEASED_MODELS)[:4] == ["elmo_small_en", "elmo_medium_en", "elmo_original_en",
+                                         "elmo_original_5.5b_en"]
     base = "https://s3-us-west-2.amazonaws.com/allennlp/models/elmo"
-    small = RELEASED_MODELS["small"]
+    small = RELEASED_MODELS["elmo_small_en"]
     assert small.options.url == f"{base}/2x1024_128_2048cnn_1xhighway/elmo_2x1024_128_2048cnn_1xhighway_options.json"
     assert small.weights.url == f"{base}/2x1024_128_2048cnn_1xhighway/elmo_2x1024_128_2048cnn_1xhighway_weights.hdf5"
-    original = RELEASED_MODELS["original"]
+    original = RELEASED_MODELS["elmo_original_en"]
     assert (original.options.size, original.weights.size) == (336, 374_434_792)
-    assert RELEASED_MODELS["original-5.5B"].weights.url.endswith(
+    assert RELEASED_MODELS["elmo_original_5.5b_en"].weights.url.endswith(
         "/2x4096_512_2048cnn_2xhighway_5.5B/elmo_2x4096_512_2048cnn_2xhighway_5.5B_weights.hdf5")
-    assert [RELEASED_MODELS[name].output_dim for name in ("small", "medium", "original")] == [256, 512, 1024]
+    assert [RELEASED_MODELS[name].output_dim for name in ("elmo_small_en", "elmo_medium_en", "elmo_original_en")
+            ] == [256, 512, 1024]
 
 
-def test_a_name_or_stem_finds_its_model_and_an_unknown_name_lists_them():
-    assert released_model("Small") is RELEASED_MODELS["small"]
-    assert released_model("elmo_2x2048_256_2048cnn_1xhighway") is RELEASED_MODELS["medium"]
-    with pytest.raises(ValueError, match="'large' is not a released ELMo model; the names are small, medium"):
+def test_a_name_alias_or_stem_finds_its_model_and_an_unknown_name_lists_them():
+    assert released_model("Small") is RELEASED_MODELS["elmo_small_en"]  # the round 1–3 alias
+    assert released_model("ELMO_small_en") is RELEASED_MODELS["elmo_small_en"]
+    assert released_model("original-5.5B") is RELEASED_MODELS["elmo_original_5.5b_en"]
+    assert released_model("elmo_2x2048_256_2048cnn_1xhighway") is RELEASED_MODELS["elmo_medium_en"]
+    with pytest.raises(ValueError, match="'large' is not a released ELMo preset; the names are elmo_small_en, "
+                                         "elmo_medium_en"):
         released_model("large")
-    with pytest.raises(TypeError, match="load_pretrained_elmo\\('small', num_output_representations=2\\)"):
+    with pytest.raises(ValueError, match="'elmo_transformer_en' is an AllenNLP archive.*from_preset"):
+        released_model("elmo_transformer_en")
+    with pytest.raises(TypeError, match="load_pretrained_elmo\\('elmo_small_en', num_output_representations=2\\)"):
         local_model_files("small", 2)
-    with pytest.raises(ValueError, match="'options.json' is not a released ELMo model.*two paths or http"):
+    with pytest.raises(ValueError, match="'options.json' is not a released ELMo preset.*options.json, weights.hdf5"):
         local_model_files("options.json")
 
 
@@ -94,7 +101,7 @@ def test_the_cache_directory_and_the_offline_switch(tmp_path):
 
 
 def test_a_urls_file_lies_under_its_scheme_host_and_path(tmp_path):
-    url = RELEASED_MODELS["small"].weights.url
+    url = RELEASED_MODELS["elmo_small_en"].weights.url
     assert cache_path(url, tmp_path) == tmp_path.joinpath(
         "https", "s3-us-west-2.amazonaws.com", "allennlp", "models", "elmo", "2x1024_128_2048cnn_1xhighway",
         "elmo_2x1024_128_2048cnn_1xhighway_weights.hdf5")
@@ -275,7 +282,7 @@ def test_without_the_lock_two_downloads_at_once_still_leave_one_whole_file(serve
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--model", "large"], "'large' is not a released ELMo model; the names are small, medium, original"),
+    (["--model", "large"], "'large' is not a released ELMo preset; the names are elmo_small_en, elmo_medium_en"),
     (["--model", "small", "--options", "o.json", "--weights", "w.hdf5"], "either --options/--weights or --model,"),
     (["--model", "small", "--model-dir", "d"], "use either --model-dir or --model, not both"),
     (["--options", "https://host/o.json"], "needs --options FILE and --weights FILE (paths or URLs), --model NAME"),

@@ -1,6 +1,7 @@
 """The ``embed`` command: a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout;
 ``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``embedding.shards``). The
-model is a released one by name (``--model small``), two files (paths or URLs, downloaded once into the cache), or a
+model is a released one by preset name (``--model elmo_small_en``, ``elmo_transformer_en``; the old ``small`` …
+as aliases), two files (paths or URLs, downloaded once into the cache), or a
 trained model directory."""
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from elmo_keras.embedding.embedder_files import check_embed_paths
 from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES, parse_shard
 from elmo_keras.limits import MAX_BATCH_SIZE
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count
-from elmo_keras.pretrained.downloads import stderr_progress
+from elmo_keras.pretrained.downloads import cache_path, stderr_progress
 from elmo_keras.pretrained.model_files import local_model_files, model_file_paths
-from elmo_keras.pretrained.registry import RELEASED_MODELS, released_model
+from elmo_keras.pretrained.registry import ALIASES, RELEASED_ARCHIVES, preset_names, released_preset
 
 
 class TextProgressBar:
@@ -53,7 +54,8 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("output", help="HDF5 file to write: one dataset per line, named by its 0-based index")
     model = parser.add_argument_group("model (one of --model, --options and --weights, or --model-dir)")
     model.add_argument("--model", type=model_name_argument, metavar="NAME",
-                       help=f"a released ELMo by name: {', '.join(RELEASED_MODELS)} (downloaded once into "
+                       help=f"a released ELMo by preset name: {', '.join(preset_names())} (aliases: "
+                            f"{', '.join(ALIASES)}; downloaded once into "
                             "~/.cache/elmo_keras/pretrained, or $ELMO_KERAS_PRETRAINED_DIR)")
     model.add_argument("--options", metavar="FILE|URL", help="original ELMo options.json (a path or an http(s) URL)")
     model.add_argument("--weights", metavar="FILE|URL", help="original ELMo weights, HDF5 (a path or an http(s) URL)")
@@ -95,16 +97,19 @@ def run_embed(args: argparse.Namespace) -> int:
     files = None if args.model_dir is not None else (args.model or args.options, args.weights)  # a name: weights None
     # before downloading or loading the model: the paths exist, and the output destroys nothing that is read (the
     # cached copies of URLs included)
-    options_file, weight_file = (None, None) if files is None else model_file_paths(*files)
-    check_embed_paths(args.input, args.output, {"the options file": options_file, "the weights file": weight_file},
-                      {"the model directory": args.model_dir})
-    if files is None:
-        embedder = ElmoEmbedder.from_model_dir(args.model_dir, stateful=args.stateful, execution=args.execution,
-                                               strategy=args.strategy, precision=args.precision)
+    archive = RELEASED_ARCHIVES.get(args.model)
+    if archive is not None:
+        files, sources = None, {"the archive": str(cache_path(archive.archive.url))}
     else:
-        options_file, weight_file = local_model_files(*files, progress=None if args.quiet else stderr_progress)
-        embedder = ElmoEmbedder(options_file, weight_file, stateful=args.stateful, execution=args.execution,
-                                strategy=args.strategy, precision=args.precision)
+        options_file, weight_file = (None, None) if files is None else model_file_paths(*files)
+        sources = {"the options file": options_file, "the weights file": weight_file}
+    check_embed_paths(args.input, args.output, sources, {"the model directory": args.model_dir})
+    download_progress = None if args.quiet else stderr_progress
+    # the one load verb; a name or URLs are fetched first (into the cache) with this command's progress
+    source = args.model_dir or args.model if files is None else local_model_files(*files, progress=download_progress)
+    embedder = ElmoEmbedder.from_preset(source, stateful=args.stateful, execution=args.execution,
+                                        strategy=args.strategy, precision=args.precision,
+                                        progress=download_progress)
     progress = None if args.quiet else TextProgressBar(sys.stderr)
     count = embedder.embed_file(args.input, args.output, output_format=args.output_format,
                                 batch_size=args.batch_size, progress=checked_progress(progress), shard=args.shard)
@@ -135,9 +140,10 @@ def shard_argument(text: str) -> tuple[int, int]:
 
 
 def model_name_argument(text: str) -> str:
-    """``--model NAME`` → the released model's name; an unknown one is argparse's error (exit 2), listing the names."""
+    """``--model NAME`` → the preset name (an alias or file stem → its preset name); an unknown one is argparse's
+    error (exit 2), listing the names."""
     try:
-        return released_model(text).name
+        return released_preset(text).name
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

@@ -27,10 +27,11 @@ from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES, check_shard, read_s
 from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.matmul_dtype import keep_narrowed_kernels
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.bilm.directory import load_bilm
 from elmo_keras.models.bilm.distribution import inference_strategy
+from elmo_keras.pretrained.downloads import DownloadProgress, stderr_progress
 from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.model_files import local_model_files
+from elmo_keras.pretrained.presets import load_preset
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, check_token_lists, sentence_ids
 
 OUTPUT_FORMATS = ("all", "top", "average")
@@ -50,7 +51,9 @@ class ElmoEmbedder:
 
     Args:
         options_file, weight_file: the original ELMo files, paths or ``http(s)://`` URLs (downloaded once into the
-            cache: ``pretrained.downloads``). Default to None. A released model by name: ``from_name``.
+            cache: ``pretrained.downloads``). Default to None. The one load verb is ``from_preset`` (a preset name,
+            a URL, a model directory, an AllenNLP archive or ``(options, weights)``); ``ElmoEmbedder(options,
+            weights)`` is the same as ``from_preset((options, weights))``, kept because rounds 1–3 published it.
         stateful: bool, see above. Defaults to False.
         bilm: use this biLM layer instead of loading files: a ``BiLM`` (e.g. from ``elmo_keras.models.load_bilm``;
             a copy is made if its ``stateful`` differs from ``stateful``) or a ``TransformerBiLM`` (stateless only;
@@ -77,8 +80,9 @@ class ElmoEmbedder:
             an unknown ``execution`` or ``precision``, a bad ``time_bucket``, or a ``strategy`` that is unknown, not
             for this backend, stateful or with ``"xla"``/``"eager"``; loading errors as ``load_pretrained_bilm``.
 
-    ``ElmoEmbedder.from_name("small")`` embeds with AllenNLP's small ELMo, `(3, tokens, 256)` arrays;
-    ``ElmoEmbedder("options.json", "weights.hdf5")`` with the original files, `(3, tokens, 1024)` arrays.
+    ``ElmoEmbedder.from_preset("elmo_small_en")`` embeds with AllenNLP's small ELMo, `(3, tokens, 256)` arrays;
+    ``ElmoEmbedder.from_preset(("options.json", "weights.hdf5"))`` with the original files, `(3, tokens, 1024)`
+    arrays; ``from_preset("elmo_transformer_en")`` with the transformer ELMo, `(7, tokens, 1024)`.
 
     Example:
         >>> from elmo_keras.layers import BiLM, CharCNN
@@ -109,8 +113,8 @@ class ElmoEmbedder:
         if bilm is None:
             if options_file is None or weight_file is None:
                 raise ValueError("pass options_file and weight_file, or bilm= (the files: paths or URLs; a released "
-                                 "model by name: ElmoEmbedder.from_name('small'); a trained one: "
-                                 "ElmoEmbedder.from_model_dir)")
+                                 "model, a model directory or an archive: ElmoEmbedder.from_preset("
+                                 "'elmo_small_en'))")
             options_file, weight_file = local_model_files(options_file, weight_file)  # URLs → cached files
             bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
             owned = True
@@ -124,7 +128,7 @@ class ElmoEmbedder:
             if bilm.token_input != "char":
                 raise ValueError(
                     f"a {type(bilm.token_encoder).__name__} biLM needs sentence_ids=WordIds(vocabulary) "
-                    "(or use ElmoEmbedder.from_model_dir, which reads the vocabulary)"
+                    "(or use ElmoEmbedder.from_preset(model_directory), which reads the vocabulary)"
                 )
             sentence_ids = char_ids_with_boundaries
         check_execution(execution)
@@ -155,32 +159,50 @@ class ElmoEmbedder:
             keep_narrowed_kernels(self.bilm, self.matmul_dtype)
 
     @classmethod
-    def from_name(cls, name: str, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
-        """An embedder over a released ELMo: ``"small"``, ``"medium"``, ``"original"`` or ``"original-5.5B"``
-        (``pretrained.registry.RELEASED_MODELS``), downloaded once into the cache and verified at every load.
+    def from_preset(cls, name_or_path, *, stateful: bool = False, progress: DownloadProgress | None = stderr_progress,
+                    **kwargs) -> "ElmoEmbedder":
+        """The embedder over the model ``name_or_path`` names: the one load verb (``pretrained.presets``).
 
-        ``kwargs``: ``execution``, ``time_bucket``, ``strategy``, ``precision``. Raises as ``load_pretrained_bilm``
-        (an unknown name: a ValueError listing the released ones; offline without the files: an ``OfflineError``
-        saying where to put them).
+        Args:
+            name_or_path: a preset name (``"elmo_small_en"``, ``"elmo_original_en"``, ``"elmo_transformer_en"``, …;
+                the old ``"small"`` … as aliases), an http(s) URL of an AllenNLP ``model.tar.gz``, a model directory
+                (``model.save(directory)``, the ``train`` command: word-level models map tokens through its
+                vocabulary, unknown words → ``<unk>``), an AllenNLP archive or its folder, or
+                ``(options.json, weights.hdf5)`` (paths or URLs). Released files are downloaded once into the cache
+                and verified at every load.
+            stateful: bool, see the class docstring (an LSTM biLM only). Defaults to False.
+            progress: download progress (``pretrained.downloads``); None for silence. Defaults to
+                ``stderr_progress``.
+            **kwargs: ``execution``, ``time_bucket``, ``strategy``, ``precision``.
+
+        Raises:
+            TypeError, ValueError, FileNotFoundError: what ``name_or_path`` is cannot load (one line, before any
+                download); the loaders' errors as ``pretrained.presets.load_preset``.
+
+        Example:
+            >>> embedder = ElmoEmbedder.from_preset("elmo_small_en")  # doctest: +SKIP
+            >>> embedder.embed_sentence(["I", "sat", "by", "the", "bank"]).shape  # doctest: +SKIP
+            (3, 5, 256)
         """
-        options_file, weight_file = local_model_files(name)
-        return cls(options_file, weight_file, stateful=stateful, **kwargs)
+        loaded = load_preset(name_or_path, stateful=stateful, progress=progress)
+        model = loaded.model
+        ids = None if model is None else sentence_ids(model.token_input, model.vocabulary)
+        embedder = cls(stateful=stateful, bilm=loaded.bilm, sentence_ids=ids, **kwargs)
+        if embedder.bilm is loaded.bilm:  # loaded here, so held by nothing else (a stateful copy is kept by __init__)
+            embedder._keep_narrowed_kernels()
+        embedder.source_files = dict(loaded.files)
+        embedder.source_directories = dict(loaded.directories)
+        return embedder
+
+    @classmethod
+    def from_name(cls, name: str, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
+        """Alias of ``from_preset(name)``, kept because rounds 1–3 published it."""
+        return cls.from_preset(name, stateful=stateful, **kwargs)
 
     @classmethod
     def from_model_dir(cls, path: str | os.PathLike, stateful: bool = False, **kwargs) -> "ElmoEmbedder":
-        """An embedder over a model directory written by ``python -m elmo_keras train`` / ``model.save(dir)``.
-
-        Word-level models map tokens to ids through the saved vocabulary (unknown words → ``<unk>``).
-        ``kwargs``: ``execution``, ``time_bucket``, ``strategy``, ``precision``. Raises as ``models.load_bilm``.
-        """
-        model = load_bilm(path)
-        bilm = model.bilm
-        ids = sentence_ids(model.token_input, model.vocabulary)
-        embedder = cls(stateful=stateful, bilm=bilm, sentence_ids=ids, **kwargs)
-        if embedder.bilm is bilm:  # loaded here, so held by nothing else (a stateful copy is kept by __init__)
-            embedder._keep_narrowed_kernels()
-        embedder.source_directories = {"the model directory": path}
-        return embedder
+        """Alias of ``from_preset(path)`` for a model directory, kept because rounds 1–3 published it."""
+        return cls.from_preset(path, stateful=stateful, **kwargs)
 
     # -- embedding ----------------------------------------------------------------------------------------------
 

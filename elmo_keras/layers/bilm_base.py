@@ -84,6 +84,30 @@ class BiLMBase(keras.layers.Layer):
             return (None, None, self.token_encoder.max_characters_per_token)
         return (None, None)
 
+    @classmethod
+    def from_preset(cls, name_or_path, *, stateful: bool = False, include_softmax: bool = False) -> "BiLMBase":
+        """The built biLM layer, with its weights, that ``name_or_path`` names: a preset name (``"elmo_small_en"``,
+        ``"elmo_transformer_en"``, …), an http(s) URL of a model.tar.gz, a model directory, an AllenNLP archive or
+        its folder, or ``(options.json, weights.hdf5)`` (``elmo_keras.pretrained.presets``).
+
+        ``BiLMBase.from_preset`` gives whichever biLM the files hold; ``BiLM.from_preset`` and
+        ``TransformerBiLM.from_preset`` refuse the other kind in one line. ``stateful``: carry LSTM state across
+        calls (an LSTM ``BiLM`` only); ``include_softmax``: also read an AllenNLP archive's softmax (``.softmax``).
+
+        Raises:
+            TypeError, ValueError, FileNotFoundError: as ``elmo_keras.load_preset`` (one line, before any download);
+                TypeError also for a biLM of another class than ``cls``.
+        """
+        # the resolver lives on the pretrained floor, above layers: reached on first use through the package's
+        # public names (elmo_keras.load_preset), so this module imports nothing from above it and has no cycle
+        import elmo_keras
+
+        bilm = elmo_keras.load_preset(name_or_path, stateful=stateful, include_softmax=include_softmax).bilm
+        if not isinstance(bilm, cls):
+            raise TypeError(f"{name_or_path!r:.100} holds a {type(bilm).__name__}, not a {cls.__name__}: load it "
+                            f"with {type(bilm).__name__}.from_preset or BiLMBase.from_preset")
+        return bilm
+
     def copy(self, **overrides) -> "BiLMBase":
         """A new biLM of this class with this configuration (``overrides`` replace fields, e.g. ``dropout=0.0``)
         and, when this one is built, a copy of its weights."""

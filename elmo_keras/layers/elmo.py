@@ -23,11 +23,11 @@ class Elmo(keras.layers.Layer):
     Args:
         bilm: a built biLM, a ``BiLM`` (e.g. ``load_pretrained_bilm(...)`` or ``load_bilm(dir).bilm``) or a
             ``TransformerBiLM`` (e.g. ``transformer_elmo_from_archive(path).bilm``), or its serialized config.
-            Use ``elmo_keras.load_pretrained_elmo`` to load the original ELMo files. The layer you pass is never
-            frozen behind your back: with ``requires_grad=False`` a trainable biLM is copied and the copy frozen
-            (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze yourself
-            (``bilm.trainable = False``) to share it without a copy — for the original ~94M-parameter ELMo,
-            ``load_pretrained_elmo`` (or freezing ``load_pretrained_bilm``'s result first) avoids holding it twice.
+            Use ``Elmo.from_preset`` to load a released or saved model (``load_pretrained_elmo`` is its alias).
+            The layer you pass is never frozen behind your back: with ``requires_grad=False`` a trainable biLM is
+            copied and the copy frozen (so ``Elmo(lm.bilm, 1)`` leaves ``lm`` trainable); pass a biLM you froze
+            yourself (``bilm.trainable = False``) to share it without a copy — for the original ~94M-parameter ELMo,
+            ``Elmo.from_preset`` (or freezing ``load_pretrained_bilm``'s result first) avoids holding it twice.
             ``requires_grad=True`` fine-tunes the layer you pass, sharing its weights.
         num_output_representations: how many differently weighted mixtures to return (e.g. one for the
             input of a task model and one for its output layer).
@@ -52,7 +52,7 @@ class Elmo(keras.layers.Layer):
         ``"activations"``: list of ``bilm.num_activation_layers`` raw biLM layers `(batch_size, time, 2 * dim)`.
 
     Example:
-        >>> elmo = load_pretrained_elmo("options.json", "weights.hdf5", num_output_representations=2, dropout=0.0)
+        >>> elmo = Elmo.from_preset(("options.json", "weights.hdf5"), num_output_representations=2, dropout=0.0)
         >>> outputs = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"], ["Hello"]]))
         >>> outputs["elmo_representations"][0].shape  # (2, 5, 2 * projection_dim)
 
@@ -143,6 +143,33 @@ class Elmo(keras.layers.Layer):
             stripped = [remove_sentence_boundaries(layer, mask) for layer in activations]
             activations, mask = [layer for layer, _ in stripped], stripped[0][1]
         return {"elmo_representations": representations, "mask": mask, "activations": activations}
+
+    @classmethod
+    def from_preset(cls, name_or_path, num_output_representations: int = 1, *, stateful: bool = False,
+                    **kwargs) -> "Elmo":
+        """An ``Elmo`` layer over the biLM ``name_or_path`` names (AllenNLP's ``Elmo(options, weights, ...)``).
+
+        Args:
+            name_or_path: a preset name (``"elmo_small_en"``, ``"elmo_transformer_en"``, …), an http(s) URL of a
+                model.tar.gz, a model directory, an AllenNLP archive or its folder, or ``(options.json,
+                weights.hdf5)``: see ``elmo_keras.pretrained.presets``.
+            num_output_representations: int ≥ 1. Defaults to 1.
+            stateful: bool, carry LSTM state across calls (an LSTM biLM only). Defaults to False.
+            **kwargs: the other ``Elmo`` arguments (``dropout``, ``requires_grad``, ``do_layer_norm``, …).
+
+        The biLM loaded here belongs to the layer alone, so it is frozen in place (not copied) unless
+        ``requires_grad=True``.
+
+        Raises:
+            TypeError, ValueError, FileNotFoundError: as ``elmo_keras.load_preset`` (one line, before any download).
+        """
+        # the resolver lives on the pretrained floor, above layers: reached on first use through the package's
+        # public names (elmo_keras.load_preset), so this module imports nothing from above it and has no cycle
+        import elmo_keras
+
+        bilm = elmo_keras.load_preset(name_or_path, stateful=stateful).bilm
+        bilm.trainable = bool(kwargs.get("requires_grad", False))
+        return cls(bilm, num_output_representations, **kwargs)
 
     def reset_states(self):
         """Clear the biLM's carried state (only a stateful LSTM ``BiLM`` has any)."""

@@ -17,5 +17,16 @@ from elmo_keras.pretrained.loader import (
 )
 from elmo_keras.pretrained.model_files import local_model_files
 from elmo_keras.pretrained.options import CharCNNOptions, ElmoOptions, LSTMOptions, OptionsError, PretrainedFileError
-from elmo_keras.pretrained.registry import RELEASED_MODELS, ReleasedModel, RemoteFile, released_model
+from elmo_keras.pretrained.presets import LoadedPreset, load_preset, preset_kind
+from elmo_keras.pretrained.registry import (
+    ALIASES,
+    RELEASED_ARCHIVES,
+    RELEASED_MODELS,
+    ReleasedArchive,
+    ReleasedModel,
+    RemoteFile,
+    preset_name,
+    preset_names,
+    released_model,
+)
 from elmo_keras.pretrained.weights import WeightFileError, read_weight_file

@@ -94,10 +94,12 @@ def _too_large(options: ElmoOptions):
 
 def load_pretrained_bilm(options_file: str | os.PathLike, weight_file: str | os.PathLike | None = None,
                          stateful: bool = False) -> BiLM:
-    """The original ELMo biLM as a built ``BiLM`` layer with the pretrained weights.
+    """The original ELMo biLM as a built ``BiLM`` layer with the pretrained weights: the options + weights kind of
+    the one load verb, ``BiLM.from_preset((options_file, weight_file))`` / ``BiLM.from_preset("elmo_small_en")``,
+    which call it (kept under this name because rounds 1–3 published it).
 
-    ``load_pretrained_bilm("small")`` loads a released model by name (``pretrained.registry``: ``small``, ``medium``,
-    ``original``, ``original-5.5B``); either file may be an ``http(s)://`` URL. Both are downloaded once into the
+    ``load_pretrained_bilm("elmo_small_en")`` loads a released pair by preset name or alias (``pretrained.registry``);
+    either file may be an ``http(s)://`` URL. Both are downloaded once into the
     cache and verified at every load (``pretrained.downloads``).
 
     Args:
@@ -249,26 +251,7 @@ def _assign(variable, value: np.ndarray, tensor_name: str, path: str) -> None:
 
 def load_pretrained_elmo(options_file: str | os.PathLike, weight_file: str | os.PathLike | None = None,
                          num_output_representations: int = 1, stateful: bool = False, **elmo_kwargs) -> Elmo:
-    """An ``Elmo`` layer over the original model's ``options.json`` + HDF5 weights (AllenNLP's ``Elmo(...)``).
-
-    Args:
-        options_file, weight_file: the original ELMo files, paths or URLs, or a released model's name and None
-            (see ``load_pretrained_bilm``).
-        num_output_representations: how many mixtures the layer returns (int ≥ 1). Defaults to 1.
-        stateful: bool, carry LSTM state across calls (the original behaviour, an opt-in). Defaults to False.
-        **elmo_kwargs: the other ``Elmo`` arguments (``dropout``, ``requires_grad``, ``do_layer_norm``, …).
-
-    The biLM loaded here belongs to the layer alone, so it is frozen in place (not copied) unless
-    ``requires_grad=True``.
-
-    Raises:
-        FileNotFoundError, OptionsError, WeightFileError, DownloadError: as ``load_pretrained_bilm``.
-
-    Usage, with a released model or the original ELMo files (``batch_to_ids`` from ``elmo_keras.text``)::
-
-        elmo = load_pretrained_elmo("small")  # or ("options.json", "weights.hdf5"), or two URLs
-        vectors = elmo(batch_to_ids([["I", "sat", "by", "the", "bank"]]))["elmo_representations"][0]
-    """
-    bilm = load_pretrained_bilm(options_file, weight_file, stateful=stateful)
-    bilm.trainable = bool(elmo_kwargs.get("requires_grad", False))
-    return Elmo(bilm, num_output_representations, **elmo_kwargs)
+    """Alias of ``Elmo.from_preset(name or (options_file, weight_file), ...)``, kept because rounds 1–3 published
+    it (AllenNLP's ``Elmo(options, weights, ...)`` spelling)."""
+    source = options_file if weight_file is None else (options_file, weight_file)
+    return Elmo.from_preset(source, num_output_representations, stateful=stateful, **elmo_kwargs)

@@ -1,4 +1,4 @@
-"""A model's two files as local paths, whatever names them: a released model's name (``"small"``,
+"""A model's two files as local paths, whatever names them: a released model's name (``"elmo_small_en"``,
 ``pretrained.registry``), or two paths, each a local file or an ``http(s)://`` URL (fetched and verified by
 ``pretrained.downloads``). What ``load_pretrained_bilm``, ``ElmoEmbedder`` and the ``embed`` command accept.
 """
@@ -40,7 +40,7 @@ def model_sources(options_file, weight_file=None) -> tuple[str | RemoteFile, str
     sources = []
     for argument, value in (("options_file", options_file), ("weight_file", weight_file)):
         if not isinstance(value, (str, os.PathLike)):
-            hint = ("; for a released model pass its name alone, e.g. load_pretrained_elmo('small', "
+            hint = ("; for a released model pass its name alone, e.g. load_pretrained_elmo('elmo_small_en', "
                     "num_output_representations=2)" if argument == "weight_file" else "")
             raise TypeError(f"{argument} must be a path or an http(s) URL, received {type(value).__name__} "
                             f"({value!r:.60}){hint}")
@@ -64,8 +64,8 @@ def local_model_files(options_file, weight_file=None,
     """A model's ``options.json`` and weight file as two local paths, downloading what is not cached yet.
 
     Args:
-        options_file: a released model's name (``"small"``; then ``weight_file`` is None), or the options file: a
-            path or an ``http(s)://`` URL.
+        options_file: a released model's name (``"elmo_small_en"``; then ``weight_file`` is None), or the options
+            file: a path or an ``http(s)://`` URL.
         weight_file: the weight file, a path or an ``http(s)://`` URL. Defaults to None (``options_file`` is a name).
         progress: called as ``progress(file name, bytes so far, total or None)`` while downloading; None for
             silence. Defaults to ``stderr_progress``.

@@ -3,6 +3,8 @@ trained with ``fit``; and ``build_bilm_lm``, which builds one from a ``BiLMConfi
 
 from __future__ import annotations
 
+import os
+
 from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.bilm import BiLM
@@ -12,7 +14,7 @@ from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.models.bilm.distribution import global_token_means
 from elmo_keras.models.bilm.presets import BiLMConfig
 from elmo_keras.models.bilm.sampled_softmax import sample_candidates, sampled_softmax_losses
-from elmo_keras.models.persistence import save_model_dir
+from elmo_keras.models.persistence import read_model_dir, save_model_dir
 from elmo_keras.text.vocabulary import PAD_ID
 
 
@@ -228,6 +230,33 @@ class BiLanguageModel(keras.Model):
         if str(filepath).endswith(".keras"):
             return super().save(filepath, overwrite=overwrite, **kwargs)
         return save_model_dir(self, filepath)
+
+    @classmethod
+    def from_preset(cls, directory: str | os.PathLike) -> "BiLanguageModel":
+        """The language model (biLM, softmax, vocabulary) saved in ``directory`` by ``model.save(directory)`` or the
+        ``train`` command: the one load verb for models with a softmax. The released presets hold no softmax: load
+        their biLM with ``BiLM.from_preset`` or ``ElmoEmbedder.from_preset``, or fine-tune one
+        (``fine_tune_pretrained``) into a model directory.
+
+        Returns:
+            The ``BiLanguageModel``, compiled, with ``vocabulary``, ``training_summary`` and ``config`` (a
+            ``BiLMConfig``, or None when ``training.json`` has none) set.
+
+        Raises:
+            TypeError: ``directory`` is not a str or path.
+            FileNotFoundError: not a folder (one line saying what to pass instead), or one of its files is missing.
+            ValueError: a file is corrupted or is not what it should be, or ``training.json``'s config disagrees with
+                ``model.keras`` (the message names the file, the field and how to fix it).
+        """
+        if not isinstance(directory, (str, os.PathLike)):
+            raise TypeError(f"BiLanguageModel.from_preset takes a model directory, received "
+                            f"{type(directory).__name__} ({directory!r:.60})")
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(f"model directory not found: {os.fspath(directory)} (BiLanguageModel.from_preset "
+                                    "loads what model.save(directory) or the train command wrote; for a released "
+                                    "preset's biLM, which has no softmax, use BiLM.from_preset or "
+                                    "ElmoEmbedder.from_preset)")
+        return read_model_dir(directory, cls, BiLMConfig)
 
     def get_config(self):
         return {
