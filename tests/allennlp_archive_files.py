@@ -79,3 +79,13 @@ def write_archive(path: pathlib.Path, config: dict | bytes, weights: bytes, mode
         for info in extra:
             archive.addfile(info, io.BytesIO(b"x" * info.size) if info.isfile() else None)
     return path
+
+
+def write_random_archive(path, config: dict, form: str = "zip", seed: int = 0):
+    """Write ``random_language_model(config, seed)`` (``benchmarks/allennlp_transformer_reference.py``) as an AllenNLP
+    ``model.tar.gz`` at ``path``: ``weights.th`` in torch's ``"zip"`` or ``"legacy"`` format. Returns the model."""
+    from benchmarks.allennlp_transformer_reference import random_language_model, state_dict_bytes  # needs PyTorch
+
+    model = random_language_model(config, seed)
+    write_archive(path, config, state_dict_bytes(model, form))
+    return model

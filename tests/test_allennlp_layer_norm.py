@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch
 
+from benchmarks.allennlp_transformer_reference import LayerNorm
 from elmo_keras._quiet import keras
 from elmo_keras.layers.allennlp_layer_norm import AllenNLPLayerNorm
-from tests.allennlp_transformer_reference import LayerNorm
 from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
 

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 import torch
 
+from benchmarks.allennlp_transformer_reference import Highway as AllenNLPHighway
+from benchmarks.allennlp_transformer_reference import LanguageModel, PositionalEncoding
 from elmo_keras._quiet import keras
 from elmo_keras.layers.highway import Highway
 from elmo_keras.layers.sinusoidal_position_encoding import sinusoidal_table
@@ -27,8 +29,6 @@ from elmo_keras.pretrained.allennlp_weights import (
 )
 from elmo_keras.pretrained.torch_state_dict import read_torch_state_dict
 from tests.allennlp_archive_files import transformer_elmo_config
-from tests.allennlp_transformer_reference import Highway as AllenNLPHighway
-from tests.allennlp_transformer_reference import LanguageModel, PositionalEncoding
 from tests.backend_support import to_numpy
 from tests.conftest import SHARED_FIXTURES
 

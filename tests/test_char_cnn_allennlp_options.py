@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from benchmarks.allennlp_transformer_reference import CnnHighwayEncoder
 from elmo_keras.layers.char_cnn import CharCNN
 from elmo_keras.pretrained.allennlp_weights import (
     conv1d_weight_to_kernel,
@@ -12,7 +13,6 @@ from elmo_keras.pretrained.allennlp_weights import (
     linear_weight_to_kernel,
 )
 from elmo_keras.text.char_ids import batch_to_ids
-from tests.allennlp_transformer_reference import CnnHighwayEncoder
 from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
 

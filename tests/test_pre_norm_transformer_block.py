@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
+from benchmarks.allennlp_transformer_reference import make_model, subsequent_mask
 from elmo_keras.layers.pre_norm_transformer_block import PreNormTransformerBlock
 from elmo_keras.pretrained.allennlp_weights import linear_weight_to_kernel
-from tests.allennlp_transformer_reference import make_model, subsequent_mask
 from tests.backend_support import to_numpy
 from tests.layer_checks import check_layer
 

@@ -1,6 +1,6 @@
 """The released transformer ELMo's structure (projection after the highways, the char CNN's layer norm, 8 heads), at a
 small width with random weights: written by PyTorch as an AllenNLP archive in both torch formats, loaded by us, and
-checked against the forward pass re-derived from AllenNLP's code (``tests/allennlp_transformer_reference.py``): the
+checked against the forward pass re-derived from AllenNLP's code (``benchmarks/allennlp_transformer_reference.py``): the
 char CNN output and every layer, at every real position of a padded batch."""
 
 import numpy as np
@@ -10,8 +10,7 @@ import torch
 from elmo_keras.layers.sequence_ops import add_sentence_boundaries
 from elmo_keras.pretrained.transformer_loader import transformer_elmo_from_archive
 from elmo_keras.text.char_ids import BEGIN_OF_SENTENCE_ROW, END_OF_SENTENCE_ROW, batch_to_ids
-from tests.allennlp_archive_files import transformer_elmo_config
-from tests.allennlp_transformer_reference import write_random_archive
+from tests.allennlp_archive_files import transformer_elmo_config, write_random_archive
 from tests.backend_support import to_numpy
 
 # the released model's options (issue 38) at width 32 instead of 512: 8 heads of 4, 3 layers

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
+from benchmarks.allennlp_transformer_reference import random_language_model
 from elmo_keras.pretrained.allennlp_config import ArchiveError, TransformerElmoConfig
 from elmo_keras.pretrained.transformer_loader import transformer_elmo_from_archive, transformer_elmo_from_config
 from tests.allennlp_archive_files import transformer_elmo_config, write_archive
-from tests.allennlp_transformer_reference import random_language_model
 from tests.backend_support import to_numpy
 
 CONFIG = transformer_elmo_config(num_layers=2)

@@ -1,4 +1,5 @@
-"""A PyTorch reference of AllenNLP's transformer ELMo, for the tests: its forward pass and its state-dict keys.
+"""A PyTorch reference of AllenNLP's transformer ELMo, for the tests and the benchmarks: its forward pass and its
+state-dict keys.
 
 A compact copy of the modules the transformer ELMo runs, from allenai/allennlp at commit 2368760 (January 2019, the
 released archive's era): ``modules/layer_norm.py`` (``LayerNorm``), ``modules/highway.py`` (``Highway``),
@@ -20,8 +21,6 @@ import math
 
 import torch
 import torch.nn.functional as F
-
-from tests.allennlp_archive_files import write_archive
 
 
 class LayerNorm(torch.nn.Module):
@@ -290,11 +289,8 @@ def random_language_model(config: dict, seed: int = 0, scale: float = 0.3) -> La
     return model
 
 
-def write_random_archive(path, config: dict, form: str = "zip", seed: int = 0) -> LanguageModel:
-    """Write ``random_language_model(config)`` as an AllenNLP ``model.tar.gz`` at ``path``: ``weights.th`` in torch's
-    ``"zip"`` or ``"legacy"`` format. Returns the model."""
-    model = random_language_model(config, seed)
+def state_dict_bytes(model: torch.nn.Module, form: str = "zip") -> bytes:
+    """``model``'s ``state_dict`` as the bytes of a ``weights.th``: torch's ``"zip"`` or ``"legacy"`` format."""
     buffer = io.BytesIO()
     torch.save(model.state_dict(), buffer, _use_new_zipfile_serialization=form == "zip")
-    write_archive(path, config, buffer.getvalue())
-    return model
+    return buffer.getvalue()
