@@ -17,6 +17,11 @@ FLOAT32_BYTES = 4
 # Far more processes than one file usefully splits into (a shard is whole windows of batch_size × 16 lines), far below
 # where the count stops fitting an HDF5 attribute or a merge's bookkeeping (``embed --shard K/N``, ``merge-shards``).
 MAX_SHARDS = 100_000
+# The memory one transformer embedding call adds, in float32 attention score tensors (batch × heads × T²): peak RSS
+# over one layer's scores was 3.9 (1 × 2,000 tokens) and 4.1 (8 × 2,000) for the release-shaped model on the graph
+# (benchmarks/transformer_memory.py); it falls with the length toward the T² term alone, ~1.9 (a layer's scores and
+# probabilities live together), so 4 bounds the whole call from ~2,000 tokens on, where the check matters.
+ATTENTION_LIVE_SCORES = 4
 
 
 def check_batch_size(value, name: str = "batch_size") -> int:
@@ -137,6 +142,28 @@ def largest_factor(count, sizes: dict[str, int]) -> str:
     """
     total = count(**sizes)
     return max(sizes, key=lambda name: total / max(1, count(**{**sizes, name: 1})))
+
+
+def attention_bytes(rows: int, positions: int, num_heads: int) -> int:
+    """Memory a transformer call on ``rows`` × ``positions`` needs for its attention: ``ATTENTION_LIVE_SCORES``
+    float32 score tensors `(rows, num_heads, positions, positions)`."""
+    return rows * num_heads * positions**2 * FLOAT32_BYTES * ATTENTION_LIVE_SCORES
+
+
+def check_attention_fits(rows: int, positions: int, num_heads: int) -> None:
+    """Refuse, before the work, a transformer batch whose attention (``attention_bytes``) exceeds available memory:
+    one line naming the batch's rows × positions, the estimate and what is available.
+
+    Raises:
+        ValueError: the estimate exceeds ``available_memory_bytes()`` (nothing is refused when that is unknown).
+    """
+    needed = attention_bytes(rows, positions, num_heads)
+    available = available_memory_bytes()
+    if available is not None and needed > available:
+        raise ValueError(f"a batch of {rows:,} sentences × {positions:,} positions needs about {_gigabytes(needed)} "
+                         f"for the transformer's attention (rows × {num_heads} heads × positions² × {FLOAT32_BYTES} "
+                         f"bytes × {ATTENTION_LIVE_SCORES}), but {_gigabytes(available)} is available: embed fewer "
+                         "sentences per batch (batch_size) or split the longest sentences")
 
 
 def _gigabytes(size: int) -> str:

@@ -28,7 +28,11 @@ from elmo_keras._backend import compiles_per_shape
 from elmo_keras.embedding.choices import AUTO, DEFAULT_TIME_BUCKET
 from elmo_keras.embedding.inference import embed_token_lists
 from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES
+from elmo_keras.layers.transformer_bilm import TransformerBiLM
+from elmo_keras.limits import check_attention_fits, check_length
 from elmo_keras.text.batching import SentenceIds, check_token_lists
+
+BOUNDARIES = 2  # <S> and </S>, added to every sentence
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,11 +91,32 @@ def embed_batch(bilm, sentence_ids: SentenceIds, sentences: Sequence[Sequence[st
         raise ValueError(f"sentence {first + empty} is empty; stateful mode keeps LSTM state per batch row, so every "
                          "row needs tokens")
     if rows:
+        check_batch_fits(bilm, [len(sentences[i]) for i in rows], run, [first + i for i in rows])
         embedded = embed_token_lists(bilm, sentence_ids, [list(sentences[i]) for i in rows], run.execution,
                                      run.time_bucket, strategy, run.rows, matmul_dtype)
         for i, vectors in zip(rows, embedded):
             results[i] = vectors
     return results
+
+
+def check_batch_fits(bilm, lengths: Sequence[int], run: BatchRun, indices: Sequence[int]) -> None:
+    """Refuse, before any work, a batch of non-empty sentences of ``lengths`` (tokens, boundaries not counted) that
+    a ``TransformerBiLM`` cannot embed: a sentence past its ``max_length`` positions (with its boundaries), or a batch
+    whose attention (``limits.attention_bytes``, at the rows and length ``run`` pads to) exceeds available memory.
+    Any other biLM passes.
+
+    Raises:
+        ValueError: one line, naming the sentence (by its caller's index, ``indices[i]``) or the batch's rows ×
+            positions.
+    """
+    if not isinstance(bilm, TransformerBiLM) or not lengths:
+        return
+    for index, length in zip(indices, lengths):
+        check_length(f"sentences[{index}]", length, bilm.max_length - BOUNDARIES,
+                     fix=f"the transformer has {bilm.max_length:,} positions, {BOUNDARIES} of them for <S> and </S>; "
+                         "split or shorten it")
+    positions = -(-(max(lengths) + BOUNDARIES) // run.time_bucket) * run.time_bucket
+    check_attention_fits(max(len(lengths), run.rows or 0), positions, bilm.num_heads)
 
 
 def embed_job(bilm, sentence_ids: SentenceIds, sentences: Iterable[Sequence[str]], batch_size: int, *,
@@ -138,7 +163,11 @@ def _embed_window(bilm, sentence_ids, window, batch_size, run, strategy, matmul_
     check_token_lists(window, bilm.token_input, first)  # errors name the caller's sentence, not the batch's
     lengths = [len(sentence) for sentence in window]
     results = [None] * len(window)
-    for chunk in window_batches(lengths, batch_size, sort):
+    chunks = window_batches(lengths, batch_size, sort)
+    for chunk in chunks:  # every batch of the window, before the first is embedded
+        rows = [i for i in chunk if lengths[i]]
+        check_batch_fits(bilm, [lengths[i] for i in rows], run, [first + i for i in rows])
+    for chunk in chunks:
         # first + chunk[0]: the caller's index of the chunk's first sentence (stateful mode: unsorted, one chunk)
         embedded = embed_batch(bilm, sentence_ids, [window[i] for i in chunk], run, strategy=strategy,
                                matmul_dtype=matmul_dtype, first=first + chunk[0])
