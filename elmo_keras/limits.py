@@ -12,6 +12,7 @@ from collections.abc import Callable
 from elmo_keras.argument_checks import check_int
 
 # Far above any useful biLM batch (bilm-tf trained with 128 per device), far below what exhausts a machine.
+MAX_POSITIONS = 5000  # PositionalEncoding(max_len=5000) in AllenNLP's bidirectional_language_model_transformer.py
 MAX_BATCH_SIZE = 65_536
 FLOAT32_BYTES = 4
 # Far more processes than one file usefully splits into (a shard is whole windows of batch_size × 16 lines), far below
@@ -118,6 +119,17 @@ def lstm_stack_parameters(input_dim: int, units: int, projection_dim: int | None
     later = (output_dim + output_dim) * 4 * units + 4 * units
     projections = units * projection_dim if projection_dim else 0
     return 2 * (first + (num_layers - 1) * later + num_layers * projections)
+
+
+def transformer_stack_parameters(dim: int, hidden_dim: int, num_layers: int, max_length: int = MAX_POSITIONS) -> int:
+    """Parameters of a ``BidirectionalTransformer``: ``num_layers`` pre-LayerNorm blocks in each of two directions
+    (query, key, value and output projections ``4 · (dim² + dim)``, the feed-forward ``dim → hidden_dim → dim``, two
+    LayerNorms), one final LayerNorm per direction, and the sinusoidal positions' `(max_length, dim)` table (a
+    constant weight, shared)."""
+    attention = 4 * (dim * dim + dim)
+    feed_forward = dim * hidden_dim + hidden_dim + hidden_dim * dim + dim
+    block = attention + feed_forward + 2 * 2 * dim
+    return 2 * (num_layers * block + 2 * dim) + max_length * dim
 
 
 def char_cnn_parameters(n_characters: int, embedding_dim: int, filters, n_highway: int, projection_dim: int) -> int:

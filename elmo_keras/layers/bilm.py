@@ -60,6 +60,11 @@ class BiLM(BiLMBase):
         [[True, True, True, True], [True, True, True, False]]
     """
 
+    CONTEXTUALIZER = "lstm"  # BiLMConfig.contextualizer
+    # the attributes that fix the weights beside the token encoder's, named as BiLMConfig names them (a saved model
+    # directory's training.json is checked against them: models.persistence)
+    ARCHITECTURE_FIELDS = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip", "use_skip_connections")
+
     def __init__(
         self,
         token_encoder,

@@ -8,8 +8,8 @@ import numpy as np
 
 from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
+from elmo_keras.limits import MAX_POSITIONS
 
-MAX_POSITIONS = 5000  # PositionalEncoding(max_len=5000) in AllenNLP's bidirectional_language_model_transformer.py
 WAVELENGTH_BASE = 10000.0
 
 

@@ -63,6 +63,10 @@ class TransformerBiLM(BiLMBase):
     """
 
     matmul_dtypes = ()
+    CONTEXTUALIZER = "transformer"  # BiLMConfig.contextualizer
+    # the attributes that fix the weights beside the token encoder's, named as BiLMConfig names them (a saved model
+    # directory's training.json is checked against them: models.persistence)
+    ARCHITECTURE_FIELDS = ("units", "hidden_dim", "num_layers", "num_heads")
 
     def __init__(self, token_encoder, hidden_dim, num_layers, num_heads=8, dropout=0.1, input_dropout=None,
                  max_length=MAX_POSITIONS, **kwargs):
@@ -81,6 +85,11 @@ class TransformerBiLM(BiLMBase):
         self.input_dropout = self.contextualizer.input_dropout
         self.max_length = self.contextualizer.max_length
         self.output_dim = self.contextualizer.output_dim
+
+    @property
+    def units(self) -> int:
+        """The width of each direction (the token vectors' and every block's): ``output_dim // 2``."""
+        return self.output_dim // 2
 
     def copy(self, **overrides) -> "TransformerBiLM":
         """As ``BiLMBase.copy``; ``stateful=False`` is accepted (there is no state) and ``stateful=True`` refused.

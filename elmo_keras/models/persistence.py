@@ -28,10 +28,9 @@ from elmo_keras.text.vocabulary import Vocabulary
 # "Could not locate class 'X'. ... Full object config: {...}"
 KERAS_CAUSE_MARKER = "Exception encountered: "
 KERAS_CONFIG_DUMP_MARKER = "Full object config:"
-# the model attributes that fix the weights, checked against training.json's config (for a biLM with the token
-# encoder's: token_input, embedding_dim and, for characters, char_filters and n_highway)
-ARCHITECTURE_FIELDS_OF_BILM = ("units", "num_layers", "projection_dim", "cell_clip", "proj_clip",
-                               "use_skip_connections")
+# the model attributes that fix the weights, checked against training.json's config (a biLM class declares its own,
+# CONTEXTUALIZER and ARCHITECTURE_FIELDS, beside the token encoder's: token_input, embedding_dim and, for characters,
+# char_filters and n_highway)
 ARCHITECTURE_FIELDS_OF_SEQ2SEQ = ("cell", "embedding_dim", "units", "num_layers")
 
 
@@ -213,7 +212,8 @@ def _architecture_of(model) -> dict:
     architecture = {
         "token_input": model.token_input,
         "embedding_dim": token_encoder.embedding_dim,
-        **{name: getattr(bilm, name) for name in ARCHITECTURE_FIELDS_OF_BILM},
+        "contextualizer": bilm.CONTEXTUALIZER,
+        **{name: getattr(bilm, name) for name in bilm.ARCHITECTURE_FIELDS},
     }
     if model.token_input == "char":
         architecture.update(char_filters=token_encoder.filters, n_highway=token_encoder.n_highway)

@@ -29,6 +29,7 @@ CONFIG_NAME = "config.json"  # allennlp.models.archival.CONFIG_NAME
 WEIGHTS_NAME = "weights.th"  # allennlp.models.archival._WEIGHTS_NAME
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few kB
 MAX_WEIGHTS_BYTES = 16 << 30  # the released transformer ELMo's weights.th is 1.73 GB with its softmax
+MAX_VOCABULARY_BYTES = 256 << 20  # a vocabulary file (the released model's 793,471 words: ~8 MB)
 MAX_MEMBERS = 100_000  # config, weights and a vocabulary folder of a few files
 MAX_DETAIL_CHARS = 200  # of a wrapped tarfile/zlib error in a one-line message
 TAR_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)  # what a damaged .tar(.gz) raises while read
@@ -98,6 +99,38 @@ def read_allennlp_archive(path: str | os.PathLike,
     """
     with open_allennlp_archive(path) as files:
         return files.config, read_torch_state_dict(files.weights, files.weights_name, keep), files.weights_name
+
+
+def read_archive_text(path: str | os.PathLike, name: str, limit: int = MAX_VOCABULARY_BYTES) -> str:
+    """The UTF-8 text of the member ``name`` (e.g. ``"vocabulary/tokens.txt"``) of an AllenNLP archive or its folder,
+    after the archive's members are checked as ``open_allennlp_archive`` checks them.
+
+    Raises:
+        FileNotFoundError: no such archive or folder.
+        ArchiveError: the member is missing, not a regular file, over ``limit`` bytes or not UTF-8, or the archive is
+            unsafe or damaged (naming the archive and the member).
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        file_name = os.path.join(path, *name.split("/"))
+        if not os.path.isfile(file_name):
+            raise ArchiveError(path, name, "is missing")
+        _check_size(path, name, os.path.getsize(file_name), limit)
+        with open(file_name, "rb") as handle:
+            data = handle.read()
+    else:
+        with open_allennlp_archive(path):  # checks every member first
+            pass
+        with tarfile.open(path, mode="r:*") as archive:
+            members = [member for member in archive if posixpath.normpath(member.name) == name]
+            if len(members) != 1 or not members[0].isfile():
+                raise ArchiveError(path, name, "is missing" if not members else "is not one regular file")
+            _check_size(path, name, members[0].size, limit)
+            data = archive.extractfile(members[0]).read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ArchiveError(path, name, f"is not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 def member_problem(member: tarfile.TarInfo) -> str | None:

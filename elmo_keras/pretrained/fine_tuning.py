@@ -132,12 +132,8 @@ def fine_tune_pretrained(
     check_int(batch_size, "batch_size")
     check_finite_positive(learning_rate, "learning_rate")
     check_rate(dropout)
-    check_int(max_sentence_tokens, "max_sentence_tokens")
     keras_callbacks = as_keras_callbacks(callbacks)
-    sentences, split = training_sentences(as_token_lists(corpus), max_sentence_tokens)
-    heldout_sentences = None
-    if heldout is not None:
-        heldout_sentences, _ = training_sentences(as_token_lists(heldout, "heldout"), max_sentence_tokens, "heldout")
+    sentences, split, heldout_sentences = fine_tuning_sentences(corpus, heldout, max_sentence_tokens)
     options_file, weight_file = local_model_files(options_file, weight_file)  # a name or URLs → cached files
     options = ElmoOptions.load(options_file)
     given = vocabulary is not None
@@ -184,6 +180,21 @@ def fine_tune_pretrained(
     })
     model.training_summary = summary
     return model
+
+
+def fine_tuning_sentences(corpus, heldout, max_sentence_tokens: int):
+    """``(sentences, split, heldout_sentences)``: ``corpus`` and ``heldout`` (None: None) as token lists, a sentence
+    over ``max_sentence_tokens`` split into pieces (``training_data.training_sentences``; ``split`` says how many).
+
+    Raises:
+        TypeError, ValueError: a bad corpus, heldout or ``max_sentence_tokens`` (named).
+    """
+    check_int(max_sentence_tokens, "max_sentence_tokens")
+    sentences, split = training_sentences(as_token_lists(corpus), max_sentence_tokens)
+    heldout_sentences = None
+    if heldout is not None:
+        heldout_sentences, _ = training_sentences(as_token_lists(heldout, "heldout"), max_sentence_tokens, "heldout")
+    return sentences, split, heldout_sentences
 
 
 def pretrained_language_model(options_file, weight_file, vocabulary: Vocabulary,

@@ -10,6 +10,7 @@ from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.layers.bilm import BiLM
 from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.char_cnn import CharCNN
+from elmo_keras.layers.transformer_bilm import TransformerBiLM
 from elmo_keras.layers.word_embedding import WordEmbedding
 from elmo_keras.models.bilm.distribution import global_token_means
 from elmo_keras.models.bilm.presets import BiLMConfig
@@ -276,7 +277,8 @@ def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguage
     """An untrained, unbuilt ``BiLanguageModel`` for ``config`` over a word vocabulary of ``vocab_size``.
 
     Args:
-        config: the architecture (``token_input`` picks a ``WordEmbedding`` or a ``CharCNN`` token encoder).
+        config: the architecture (``token_input`` picks a ``WordEmbedding`` or a ``CharCNN`` token encoder,
+            ``contextualizer`` a ``BiLM`` or a ``TransformerBiLM``).
         vocab_size: int, the word vocabulary's size (special tokens included).
         dtype: the Keras dtype policy of every layer, e.g. ``"mixed_bfloat16"``. Defaults to None (the global
             policy, normally float32).
@@ -294,10 +296,14 @@ def build_bilm_lm(config: BiLMConfig, vocab_size: int, dtype=None) -> BiLanguage
             embedding_dim=config.embedding_dim, filters=config.char_filters, n_highway=config.n_highway,
             projection_dim=config.token_dim, dtype=dtype, name="token_encoder",
         )
-    bilm = BiLM(
-        token_encoder, units=config.units, num_layers=config.num_layers, projection_dim=config.projection_dim,
-        cell_clip=config.cell_clip, proj_clip=config.proj_clip, use_skip_connections=config.use_skip_connections,
-        dropout=config.dropout, dtype=dtype, name="bilm",
-    )
+    if config.contextualizer == "transformer":
+        bilm = TransformerBiLM(token_encoder, hidden_dim=config.hidden_dim, num_layers=config.num_layers,
+                               num_heads=config.num_heads, dropout=config.dropout, dtype=dtype, name="bilm")
+    else:
+        bilm = BiLM(
+            token_encoder, units=config.units, num_layers=config.num_layers, projection_dim=config.projection_dim,
+            cell_clip=config.cell_clip, proj_clip=config.proj_clip, use_skip_connections=config.use_skip_connections,
+            dropout=config.dropout, dtype=dtype, name="bilm",
+        )
     return BiLanguageModel(bilm, vocab_size, dropout=config.dropout, n_negative_samples=config.n_negative_samples,
                            dtype=dtype, name="bi_language_model")

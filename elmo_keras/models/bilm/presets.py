@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from elmo_keras import limits
 from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
-from elmo_keras.limits import char_cnn_parameters, check_batch_size, lstm_stack_parameters
+from elmo_keras.limits import (
+    MAX_POSITIONS,
+    char_cnn_parameters,
+    check_batch_size,
+    lstm_stack_parameters,
+    transformer_stack_parameters,
+)
 from elmo_keras.text.batching import TOKEN_INPUTS
 from elmo_keras.text.char_ids import NUM_CHAR_IDS
 from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS
@@ -17,6 +23,9 @@ from elmo_keras.text.sentences import DEFAULT_MAX_SENTENCE_TOKENS
 TRAINING_COPIES = 4  # arrays of the model's size while training with Adam: weights, gradients, two moments
 PRECISIONS = ("float32", "mixed_bfloat16", "auto")
 OPTIMIZERS = ("adam", "lazy_adam", "adagrad")  # models.optimizer.make_optimizer
+CONTEXTUALIZERS = ("lstm", "transformer")  # layers.bilm.BiLM, layers.transformer_bilm.TransformerBiLM
+TRANSFORMER_FIELDS = ("contextualizer", "hidden_dim", "num_heads")  # left out of an LSTM config's dict
+LSTM_ONLY_FIELDS = ("projection_dim", "cell_clip", "proj_clip", "use_skip_connections")
 
 
 @dataclass(frozen=True)
@@ -27,12 +36,21 @@ class BiLMConfig(DictConfig):
         token_input: what a token enters the model as: ``"word"`` (a vocabulary id; the token encoder is a
             ``WordEmbedding``) or ``"char"`` (ELMo character ids; a ``CharCNN``).
         embedding_dim: word embedding size (``"word"``) or character embedding size (``"char"``).
-        units: LSTM memory cells per layer and direction.
-        projection_dim: LSTM output projection (None = no projection; the output is ``units`` wide).
-        num_layers: LSTM layers per direction.
-        cell_clip, proj_clip: LSTM clipping (None = off).
-        use_skip_connections: residual connections between LSTM layers.
-        dropout: dropout between LSTM layers and before the softmax, training only.
+        contextualizer: ``"lstm"`` (a ``BiLM``, the default) or ``"transformer"`` (a ``TransformerBiLM``: pre-LN
+            blocks with masked self-attention, Peters et al. 2018b). An LSTM config's dict (``to_dict``, the saved
+            ``training.json``) leaves out ``contextualizer``, ``hidden_dim`` and ``num_heads``.
+        units: LSTM memory cells per layer and direction; for the transformer, its width per direction (the token
+            vectors' and every block's, a multiple of ``num_heads``).
+        projection_dim: LSTM output projection (None = no projection; the output is ``units`` wide). LSTM only.
+        num_layers: LSTM layers or transformer blocks per direction.
+        cell_clip, proj_clip: LSTM clipping (None = off). LSTM only.
+        use_skip_connections: residual connections between LSTM layers. LSTM only.
+        hidden_dim: the transformer's feed-forward width (AllenNLP's released model: 2048 for width 512); required
+            with ``contextualizer="transformer"``, None for the LSTM.
+        num_heads: the transformer's attention heads (AllenNLP's: 8); required with ``contextualizer="transformer"``,
+            None for the LSTM.
+        dropout: dropout between LSTM layers (inside every transformer block) and before the softmax, training
+            only.
         char_filters, n_highway: the ``CharCNN``'s ``[width, count]`` filters and highway layers.
         epochs, batch_size, learning_rate: training defaults.
         lowercase: lowercase words for the word vocabulary.
@@ -76,6 +94,9 @@ class BiLMConfig(DictConfig):
     n_negative_samples: int | None = None
     max_sentence_tokens: int = DEFAULT_MAX_SENTENCE_TOKENS
     optimizer: str = "adam"
+    contextualizer: str = "lstm"
+    hidden_dim: int | None = None
+    num_heads: int | None = None
 
     def __post_init__(self):
         if self.token_input not in TOKEN_INPUTS:
@@ -95,6 +116,35 @@ class BiLMConfig(DictConfig):
         check_rate(self.dropout)
         check_int(self.n_negative_samples, "n_negative_samples", allow_none=True)
         check_int(self.max_sentence_tokens, "max_sentence_tokens")
+        self._check_contextualizer()
+
+    def _check_contextualizer(self) -> None:
+        """The contextualizer's fields: the transformer's set (``units`` a multiple of ``num_heads``) and the LSTM's
+        left at their defaults for it, and the other way round."""
+        if self.contextualizer not in CONTEXTUALIZERS:
+            raise ValueError(f"contextualizer must be one of {CONTEXTUALIZERS}, received {self.contextualizer!r}")
+        if self.contextualizer == "lstm":
+            for name in ("hidden_dim", "num_heads"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} is for contextualizer='transformer', received {name}="
+                                     f"{getattr(self, name)!r} with the LSTM; leave it None or set the contextualizer")
+            return
+        defaults = BiLMConfig.__dataclass_fields__
+        for name in LSTM_ONLY_FIELDS:
+            if getattr(self, name) != defaults[name].default:
+                raise ValueError(f"{name} is for the LSTM contextualizer, received {name}={getattr(self, name)!r} "
+                                 f"with contextualizer='transformer'; leave it at {defaults[name].default!r}")
+        for name in ("hidden_dim", "num_heads"):
+            if getattr(self, name) is None:
+                raise ValueError(f"{name} is required with contextualizer='transformer' (the feed-forward width and "
+                                 "the attention heads, e.g. hidden_dim=4 * units, num_heads=8)")
+            check_int(getattr(self, name), name)
+        if self.units % self.num_heads:
+            raise ValueError(f"units must be a multiple of num_heads for the transformer (each head reads units / "
+                             f"num_heads dimensions), received units={self.units!r}, num_heads={self.num_heads!r}")
+        if self.max_sentence_tokens + 2 > MAX_POSITIONS:
+            raise ValueError(f"max_sentence_tokens must be at most {MAX_POSITIONS - 2} for the transformer (its "
+                             f"{MAX_POSITIONS} positions hold <S> and </S> too), received {self.max_sentence_tokens!r}")
 
     @property
     def token_dim(self) -> int:
@@ -107,6 +157,8 @@ class BiLMConfig(DictConfig):
                   "num_layers": self.num_layers}
         if self.projection_dim is not None:
             fields["projection_dim"] = self.projection_dim
+        if self.contextualizer == "transformer":
+            fields["hidden_dim"] = self.hidden_dim
         return fields
 
     def parameter_count(self, vocab_size: int, **sizes: int) -> int:
@@ -121,13 +173,20 @@ class BiLMConfig(DictConfig):
         else:
             token_encoder = char_cnn_parameters(NUM_CHAR_IDS, embedding_dim, self.char_filters, self.n_highway,
                                                 token_dim)
-        lstm = lstm_stack_parameters(token_dim, units, projection, fields["num_layers"])
-        return token_encoder + lstm + vocabulary * token_dim + vocabulary  # + the softmax shared by both directions
+        if self.contextualizer == "transformer":
+            contextualizer = transformer_stack_parameters(token_dim, fields["hidden_dim"], fields["num_layers"])
+        else:
+            contextualizer = lstm_stack_parameters(token_dim, units, projection, fields["num_layers"])
+        return token_encoder + contextualizer + vocabulary * token_dim + vocabulary  # + the softmax of both directions
 
     def to_dict(self) -> dict:
-        """As ``DictConfig.to_dict``, with ``char_filters`` as lists (JSON has no tuples)."""
+        """As ``DictConfig.to_dict``, with ``char_filters`` as lists (JSON has no tuples); an LSTM config without
+        the transformer's fields (``TRANSFORMER_FIELDS``), as it was saved before there was a choice."""
         data = super().to_dict()
         data["char_filters"] = [list(pair) for pair in self.char_filters]
+        if self.contextualizer == "lstm":
+            for name in TRANSFORMER_FIELDS:
+                del data[name]
         return data
 
     @classmethod
@@ -150,6 +209,11 @@ PRESETS = {
                            proj_clip=3.0),
     # The smallest useful model, for tests.
     "tiny": BiLMConfig(embedding_dim=16, units=16, epochs=3, batch_size=16, dropout=0.0, learning_rate=1e-2),
+    # The transformer ELMo's toy size (word level): 2 pre-LN blocks of width 32 per direction, 4 heads, feed-forward
+    # 128; trains on the polysemy corpus in seconds.
+    "transformer-toy": BiLMConfig(contextualizer="transformer", embedding_dim=32, units=32, hidden_dim=128,
+                                  num_heads=4, num_layers=2, dropout=0.1, epochs=10, batch_size=16,
+                                  learning_rate=4e-3),
 }
 
 # Sizes too large to train on a laptop, for the command line and notebooks only (the explorer offers ``PRESETS``).
