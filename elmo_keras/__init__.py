@@ -6,7 +6,7 @@ brings in Keras, quietly: TensorFlow's start-up log lines are not printed (``_qu
 A ``.keras`` file of this package's classes loads with ``elmo_keras.load_model(path)``.
 
     >>> import elmo_keras
-    >>> model = elmo_keras.train_bilm(preset="toy")               # the built-in polysemy corpus
+    >>> model = elmo_keras.train_bilm(size="toy")                 # the built-in polysemy corpus
     >>> vectors = elmo_keras.layer_embeddings(model, [["the", "river", "bank"]], positions=[2])
 """
 

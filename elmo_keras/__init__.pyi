@@ -23,6 +23,7 @@ from elmo_keras.models import (
     Seq2Seq,
     Seq2SeqConfig,
     get_preset,
+    get_size,
     load_bilm,
     load_seq2seq,
     train_bilm,

@@ -22,7 +22,7 @@ def build_models_dir(directory: pathlib.Path) -> pathlib.Path:
     from elmo_keras.models import train_bilm
 
     if not (directory / TINY_NAME / "model.keras").is_file():
-        model = train_bilm(preset="tiny", epochs=2)
+        model = train_bilm(size="tiny", epochs=2)
         save_model(model, directory, TINY_NAME, preset="tiny", corpus="built-in polysemy corpus")
     if not (directory / SEQ2SEQ_DIR_NAME / "model.keras").is_file():
         train_default_seq2seq(directory, epochs=2, units=16, embedding_dim=8)

@@ -36,7 +36,7 @@ CHECKPOINT_EVERY = 2
 
 def train(checkpoint_dir=None, resume=False, callbacks=None):
     """The run every test compares (seed 3)."""
-    return train_bilm(CORPUS, preset=CONFIG, seed=3, checkpoint_dir=checkpoint_dir, callbacks=callbacks,
+    return train_bilm(CORPUS, size=CONFIG, seed=3, checkpoint_dir=checkpoint_dir, callbacks=callbacks,
                       checkpoint_every=CHECKPOINT_EVERY if checkpoint_dir is not None else None, resume=resume)
 
 

@@ -60,7 +60,7 @@ def test_find_occurrences_uses_target_index_then_first_occurrence():
 
 def test_layer_embeddings_do_not_depend_on_batch_mates():
     corpus = ["the bank is by the river .", "money in the bank .", "we walk to the bank every day ."]
-    model = train_bilm(corpus, preset="tiny", epochs=1)
+    model = train_bilm(corpus, size="tiny", epochs=1)
     sentences = [elmo_keras.tokenize(s) for s in corpus]
     together = layer_embeddings(model, sentences, [1, 3, 4])
     alone = np.concatenate([layer_embeddings(model, [s], [p]) for s, p in zip(sentences, [1, 3, 4])], axis=1)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from elmo_keras._quiet import keras
-from elmo_keras.models import build_bilm_lm, get_preset
+from elmo_keras.models import build_bilm_lm, get_size
 from tests.backend_support import BACKEND
 from tests.conftest import REPO_ROOT
 from tests.portability_worker import logits, train_steps
@@ -28,7 +28,7 @@ STEPS, LEARNING_RATE, VOCAB = 3, 0.01, 30
 
 def _model():
     keras.utils.set_random_seed(5)
-    model = build_bilm_lm(get_preset("tiny").replace(dropout=0.0), VOCAB)
+    model = build_bilm_lm(get_size("tiny").replace(dropout=0.0), VOCAB)
     model.build((None, None))
     return model
 

@@ -10,7 +10,7 @@ from elmo_keras.models import (
     BiLanguageModel,
     BiLMConfig,
     build_bilm_lm,
-    get_preset,
+    get_size,
     load_bilm,
     train_bilm,
     unigram_perplexity,
@@ -36,7 +36,7 @@ def log_softmax(x):
 def test_loss_is_forward_plus_backward_mean_cross_entropy():
     vocab = Vocabulary.from_corpus(CORPUS, lowercase=True)
     keras.utils.set_random_seed(0)
-    model = build_bilm_lm(get_preset("tiny"), len(vocab))
+    model = build_bilm_lm(get_size("tiny"), len(vocab))
     sentences = [elmo_keras.tokenize(s) for s in CORPUS[:3]]
     inputs, targets = lm_inputs_and_targets(sentences, vocab, "word")
     assert targets[0, 0] == BOS_ID and targets[0, len(sentences[0]) + 1] == EOS_ID
@@ -54,7 +54,7 @@ def test_loss_is_forward_plus_backward_mean_cross_entropy():
 
 
 def test_train_bilm_is_deterministic_and_reports_perplexity():
-    runs = [train_bilm(CORPUS * 4, preset="tiny", epochs=2, seed=3) for _ in range(2)]
+    runs = [train_bilm(CORPUS * 4, size="tiny", epochs=2, seed=3) for _ in range(2)]
     weights = [[keras.ops.convert_to_numpy(w) for w in m.weights] for m in runs]
     for a, b in zip(*weights):
         np.testing.assert_array_equal(a, b)
@@ -66,13 +66,13 @@ def test_train_bilm_is_deterministic_and_reports_perplexity():
 
 def test_progress_callbacks_are_called_every_epoch():
     seen = []
-    train_bilm(CORPUS, preset="tiny", epochs=3, callbacks=[lambda epoch, logs: seen.append((epoch, sorted(logs)))])
+    train_bilm(CORPUS, size="tiny", epochs=3, callbacks=[lambda epoch, logs: seen.append((epoch, sorted(logs)))])
     assert [e for e, _ in seen] == [1, 2, 3]
     assert seen[0][1] == ["backward_perplexity", "forward_perplexity", "loss"]
 
 
 def test_model_directory_round_trip(tmp_path):
-    model = train_bilm(CORPUS, preset="tiny", epochs=1)
+    model = train_bilm(CORPUS, size="tiny", epochs=1)
     model.save(tmp_path / "bilm")
     assert sorted(p.name for p in (tmp_path / "bilm").iterdir()) == ["model.keras", "training.json", "vocabulary.json"]
     loaded = load_bilm(tmp_path / "bilm")
@@ -83,7 +83,7 @@ def test_model_directory_round_trip(tmp_path):
 
 
 def test_keras_file_round_trip(tmp_path):
-    model = train_bilm(CORPUS, preset=get_preset("tiny").replace(token_input="char", embedding_dim=4,
+    model = train_bilm(CORPUS, size=get_size("tiny").replace(token_input="char", embedding_dim=4,
                                                                  char_filters=((1, 4), (2, 4))), epochs=1)
     model.save(tmp_path / "m.keras")
     loaded = keras.saving.load_model(tmp_path / "m.keras")
@@ -96,7 +96,7 @@ def test_keras_file_round_trip(tmp_path):
 def test_load_bilm_errors_name_the_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere"):
         load_bilm(tmp_path / "nowhere")
-    model = train_bilm(CORPUS, preset="tiny", epochs=1)
+    model = train_bilm(CORPUS, size="tiny", epochs=1)
     model.save(tmp_path / "m")
     (tmp_path / "m" / "model.keras").write_bytes(b"this is not a zip file")
     with pytest.raises(ValueError, match="model.keras is corrupted"):
@@ -108,11 +108,11 @@ def test_load_bilm_errors_name_the_file(tmp_path):
 
 def test_bad_corpus_and_config_errors():
     with pytest.raises(ValueError, match="sentence 1 is empty"):
-        train_bilm(["fine .", "   "], preset="tiny", epochs=1)
+        train_bilm(["fine .", "   "], size="tiny", epochs=1)
     with pytest.raises(TypeError, match="single str"):
-        train_bilm("just one string", preset="tiny")
-    with pytest.raises(ValueError, match="unknown preset"):
-        train_bilm(CORPUS, preset="huge")
+        train_bilm("just one string", size="tiny")
+    with pytest.raises(ValueError, match="unknown size"):
+        train_bilm(CORPUS, size="huge")
     with pytest.raises(ValueError, match="token_input must be one of"):
         BiLMConfig(token_input="bytes")
 
@@ -126,8 +126,8 @@ def test_unigram_perplexity_of_uniform_corpus():
 
 def test_bfloat16_training_hands_back_a_float32_model():
     """``training_precision="mixed_bfloat16"``: bfloat16 compute while training, a float32 model afterwards."""
-    config = get_preset("tiny").replace(training_precision="mixed_bfloat16", epochs=2)
-    model = train_bilm(CORPUS * 4, preset=config, seed=3)
+    config = get_size("tiny").replace(training_precision="mixed_bfloat16", epochs=2)
+    model = train_bilm(CORPUS * 4, size=config, seed=3)
     assert model.training_summary["training_precision"] == "mixed_bfloat16"
     assert model.dtype_policy.name == "float32" and model.bilm.forward_lstm.cells[0].compute_dtype == "float32"
     assert all(np.isfinite(keras.ops.convert_to_numpy(w)).all() for w in model.weights)
@@ -146,9 +146,9 @@ def test_native_bfloat16_is_read_off_the_cpu_flags(tmp_path):
     assert _backend.has_native_bfloat16(str(with_bf16)) is (keras.backend.backend() == "tensorflow")
     assert _backend.has_native_bfloat16(str(without)) is False
     assert _backend.has_native_bfloat16(str(tmp_path / "missing")) is False
-    assert get_preset("toy").training_precision == "auto" and get_preset("tiny").training_precision == "float32"
+    assert get_size("toy").training_precision == "auto" and get_size("tiny").training_precision == "float32"
     with pytest.raises(ValueError, match="training_precision must be one of"):
-        get_preset("tiny").replace(training_precision="float16")
+        get_size("tiny").replace(training_precision="float16")
 
 
 def test_auto_precision_is_measured_once_and_bfloat16_must_be_faster(tmp_path, monkeypatch):
@@ -159,7 +159,7 @@ def test_auto_precision_is_measured_once_and_bfloat16_must_be_faster(tmp_path, m
     monkeypatch.setattr(precision, "has_native_bfloat16", lambda: True)
     timings, calls = {"float32": 0.10, "mixed_bfloat16": 0.08}, []
     monkeypatch.setattr(precision, "measure_precisions", lambda config: calls.append(config) or dict(timings))
-    auto = get_preset("tiny").replace(training_precision="auto")
+    auto = get_size("tiny").replace(training_precision="auto")
     assert precision.resolve_training_precision(auto) == ("mixed_bfloat16", timings)  # 1.25x faster
     timings["mixed_bfloat16"] = 0.095  # measured again for other sizes: only 1.05x faster, not enough
     assert precision.resolve_training_precision(auto.replace(units=8))[0] == "float32"
@@ -177,5 +177,5 @@ def test_auto_precision_is_measured_once_and_bfloat16_must_be_faster(tmp_path, m
 def test_the_precision_probe_times_both_precisions():
     from elmo_keras.models.bilm.precision import measure_precisions
 
-    seconds = measure_precisions(get_preset("tiny"), rounds=1)
+    seconds = measure_precisions(get_size("tiny"), rounds=1)
     assert set(seconds) == {"float32", "mixed_bfloat16"} and all(0 < s < 60 for s in seconds.values())

@@ -72,14 +72,14 @@ def test_resuming_from_a_checkpoint_holding_nan_says_it_is_damaged_not_that_trai
     """It used to resume, train from the NaN weights and report 'training diverged … lower the learning rate'."""
     config = BiLMConfig(embedding_dim=8, units=8, num_layers=1, dropout=0.0, epochs=1, batch_size=3,
                         learning_rate=1e-2, training_precision="float32")
-    train_bilm(CORPUS, preset=config, seed=3, checkpoint_dir=tmp_path)
+    train_bilm(CORPUS, size=config, seed=3, checkpoint_dir=tmp_path)
     (checkpoint,) = tmp_path.glob("checkpoint-*.npz")
     with np.load(checkpoint) as archive:
         kernel = archive["model_0"].copy()
     kernel.flat[0] = np.nan
     rewrite(checkpoint, arrays_changes={"model_0": kernel})
     with pytest.warns(UserWarning), pytest.raises(CheckpointError) as error:
-        train_bilm(CORPUS, preset=config, seed=3, epochs=2, checkpoint_dir=tmp_path, resume=True)
+        train_bilm(CORPUS, size=config, seed=3, epochs=2, checkpoint_dir=tmp_path, resume=True)
     assert f"{checkpoint} is damaged (array model_0 (" in str(error.value)
     assert "has 1 non-finite value(s) (NaN or inf))" in str(error.value)
     assert "diverged" not in str(error.value) and "learning rate" not in str(error.value)
@@ -149,15 +149,15 @@ def test_train_bilm_refuses_a_checkpoint_directory_its_corpus_glob_could_match(t
                                          (f"{tmp_path}/**", data / "ckpt", "glob"),
                                          ([data / "part-0.txt", data / "checkpoint-000000002.npz"], data, "file")]:
         with pytest.raises(ValueError) as error:
-            train_bilm(corpus, preset="tiny", checkpoint_dir=checkpoint_dir)
+            train_bilm(corpus, size="tiny", checkpoint_dir=checkpoint_dir)
         assert str(error.value).startswith(f"checkpoint_dir {checkpoint_dir}: the corpus {kind} ")
         assert " could match the checkpoint-NNNNNNNNN.npz" in str(error.value)
         assert ("files written there, so a resumed run would read its own checkpoints as corpus; choose a checkpoint "
                 "directory outside the corpus's folder") in str(error.value)
     with pytest.raises(AssertionError, match="the corpus was read"):  # a narrower glob is fine
-        train_bilm(f"{data}/*.txt", preset="tiny", checkpoint_dir=data)
+        train_bilm(f"{data}/*.txt", size="tiny", checkpoint_dir=data)
     with pytest.raises(AssertionError, match="the corpus was read"):  # sentences name no file
-        train_bilm([f"{data}/*", "the bank"], preset="tiny", checkpoint_dir=data)
+        train_bilm([f"{data}/*", "the bank"], size="tiny", checkpoint_dir=data)
 
 
 def test_train_refuses_a_checkpoint_directory_in_the_corpus_glob_folder(tmp_path, capsys, monkeypatch):
@@ -172,7 +172,7 @@ def test_train_refuses_a_checkpoint_directory_in_the_corpus_glob_folder(tmp_path
     (data / "part-0.txt").write_text("the bank\n", encoding="utf-8")
     for corpus, checkpoint_dir in [(f"{data}/*", data), (f"{data}/*/*", data / "ckpt"), (f"{tmp_path}/*/*", data)]:
         status = main(["train", str(tmp_path / "m"), "--corpus", corpus, "--checkpoint-dir", str(checkpoint_dir),
-                       "--preset", "tiny", "--quiet"])
+                       "--size", "tiny", "--quiet"])
         err = capsys.readouterr().err
         assert status == 1 and err.count("\n") == 1, err
         assert err.startswith(f"error: --checkpoint-dir {checkpoint_dir}: the corpus glob '{corpus}' could match the "

@@ -158,7 +158,7 @@ def test_layer_config_round_trip():
     (lambda: CNNTextClassifier(VOCAB, 2, dropout=1.0), "dropout must be in"),
     (lambda: ClassifierConfig(kind="transformer"), "kind must be one of"),
     (lambda: encode_labels(["good"], ("negative", "positive")), "labels\\[0\\] = 'good' is not one of"),
-    (lambda: train_text_classifier("cnn", ["a b"], ["x", "y"]), "one label per sentence"),
+    (lambda: train_text_classifier(["a b"], ["x", "y"], kind="cnn"), "one label per sentence"),
 ])
 def test_bad_arguments_are_explained(make, message):
     with pytest.raises(ValueError, match=message):
@@ -172,8 +172,8 @@ SEPARABLE_LABELS = ["pos" if s.startswith("good") else "neg" for s in SEPARABLE]
 
 @pytest.fixture(scope="module")
 def trained_cnn():
-    return train_text_classifier("cnn", SEPARABLE, SEPARABLE_LABELS, seed=0, epochs=15, batch_size=8, dropout=0.0,
-                                 embedding_dim=8, filters_per_height=4, learning_rate=0.05)
+    return train_text_classifier(SEPARABLE, SEPARABLE_LABELS, kind="cnn", seed=0, epochs=15, batch_size=8,
+                                 dropout=0.0, embedding_dim=8, filters_per_height=4, learning_rate=0.05)
 
 
 def test_a_short_training_learns_a_separable_set(trained_cnn):
@@ -184,13 +184,19 @@ def test_a_short_training_learns_a_separable_set(trained_cnn):
 
 
 def test_training_is_deterministic_for_a_seed_and_the_rnn_learns_too(trained_cnn):
-    again = train_text_classifier("cnn", SEPARABLE, SEPARABLE_LABELS, seed=0, epochs=15, batch_size=8, dropout=0.0,
-                                  embedding_dim=8, filters_per_height=4, learning_rate=0.05)
+    again = train_text_classifier(SEPARABLE, SEPARABLE_LABELS, kind="cnn", seed=0, epochs=15, batch_size=8,
+                                  dropout=0.0, embedding_dim=8, filters_per_height=4, learning_rate=0.05)
     for a, b in zip(trained_cnn.weights, again.weights):
         np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
-    model = train_text_classifier("rnn-last", SEPARABLE, SEPARABLE_LABELS, seed=0, epochs=15, batch_size=8,
+    model = train_text_classifier(SEPARABLE, SEPARABLE_LABELS, kind="rnn-last", seed=0, epochs=15, batch_size=8,
                                   embedding_dim=8, units=8, learning_rate=0.05, dropout=0.0)
     assert evaluate_classifier(model, SEPARABLE, SEPARABLE_LABELS)["accuracy"] == 1.0
+
+
+def test_the_old_kind_first_order_is_one_line_saying_the_new_one():
+    with pytest.raises(TypeError, match=r"^the kind is keyword-only, the data comes first: train_text_classifier\("
+                                        r"sentences, labels, kind='cnn'\)"):
+        train_text_classifier("cnn", ["a b"])
 
 
 def test_a_classifier_directory_round_trips_with_its_vocabulary(trained_cnn, tmp_path):

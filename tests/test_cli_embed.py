@@ -95,11 +95,11 @@ def test_parser_lists_embed_and_defaults():
 
 
 def test_model_dir(tmp_path, input_file, capsys):
-    from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir
+    from elmo_keras.models import build_bilm_lm, get_size, save_model_dir
     from elmo_keras.text.vocabulary import Vocabulary
 
     vocabulary = Vocabulary(["the", "cat", "sat", "hello"], lowercase=True)
-    model = build_bilm_lm(get_preset("tiny"), len(vocabulary))
+    model = build_bilm_lm(get_size("tiny"), len(vocabulary))
     model.build((None, None))
     model.vocabulary = vocabulary
     save_model_dir(model, tmp_path / "model")
@@ -239,11 +239,11 @@ def test_absurd_batch_sizes_are_argument_errors(capsys):
 
 @pytest.fixture
 def word_model_dir(tmp_path):
-    from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir
+    from elmo_keras.models import build_bilm_lm, get_size, save_model_dir
     from elmo_keras.text.vocabulary import Vocabulary
 
     vocabulary = Vocabulary(["the", "cat", "sat", "hello"], lowercase=True)
-    model = build_bilm_lm(get_preset("tiny"), len(vocabulary))
+    model = build_bilm_lm(get_size("tiny"), len(vocabulary))
     model.build((None, None))
     model.vocabulary = vocabulary
     return save_model_dir(model, tmp_path / "model")

@@ -10,7 +10,7 @@ from tests.backend_support import BACKEND
 def test_train_writes_a_loadable_model_directory(tmp_path, capsys):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("The bank was closed .\n\nWe sat on the river bank .\n", encoding="utf-8")
-    status = main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "2"])
+    status = main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--size", "tiny", "--epochs", "2"])
     assert status == 0
     err = capsys.readouterr().err
     assert "epoch 2:" in err and "saved" in err and "2 sentences" in err
@@ -26,7 +26,7 @@ def test_train_writes_a_loadable_model_directory(tmp_path, capsys):
 def test_train_bad_corpus_prints_one_error_line(tmp_path, capsys, content, message):
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(content)
-    assert main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--preset", "tiny"]) == 1
+    assert main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--size", "tiny"]) == 1
     assert message in capsys.readouterr().err
     assert not (tmp_path / "model").exists()
 
@@ -44,7 +44,7 @@ def test_train_corpus_with_a_byte_order_mark(tmp_path, capsys):
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes("\ufeffBank closed .\r\nWe sat by the bank .\n".encode("utf-8"))
     assert read_corpus_file(str(corpus)) == [["Bank", "closed", "."], ["We", "sat", "by", "the", "bank", "."]]
-    assert main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "1",
+    assert main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--size", "tiny", "--epochs", "1",
                  "--quiet"]) == 0
     tokens = load_bilm(tmp_path / "model").vocabulary.tokens
     assert "bank" in tokens and not any("\ufeff" in token for token in tokens)
@@ -54,7 +54,7 @@ def test_a_corpus_file_gives_the_same_tokens_in_memory_and_streamed(tmp_path, ca
     """One whitespace-tokenized sentence per line, read whole or streamed: punctuation stays on its word."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the bank, by the river.\nThe bank closed.\n", encoding="utf-8")
-    argv = ["--corpus", str(corpus), "--preset", "tiny", "--epochs", "1", "--quiet"]
+    argv = ["--corpus", str(corpus), "--size", "tiny", "--epochs", "1", "--quiet"]
     assert main(["train", str(tmp_path / "in_memory"), *argv]) == 0
     assert main(["train", str(tmp_path / "streamed"), *argv, "--stream"]) == 0
     in_memory = load_bilm(tmp_path / "in_memory").vocabulary
@@ -62,15 +62,15 @@ def test_a_corpus_file_gives_the_same_tokens_in_memory_and_streamed(tmp_path, ca
     assert "bank," in in_memory and "river." in in_memory and "," not in in_memory
 
 
-def test_a_vocabulary_file_with_capitals_under_a_lowercasing_preset(tmp_path, capsys, no_training):
+def test_a_vocabulary_file_with_capitals_under_a_lowercasing_size(tmp_path, capsys, no_training):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("<S>\n</S>\n<UNK>\nthe\nBank\n", encoding="utf-8")
-    assert main(["train", str(tmp_path / "m"), "--vocab", str(vocab), "--preset", "tiny", "--quiet"]) == 1
+    assert main(["train", str(tmp_path / "m"), "--vocab", str(vocab), "--size", "tiny", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: {vocab}, line 5: 'Bank' has capitals") and err.count("\n") == 1
-    assert "; --preset tiny lowercases words: write the vocabulary from a lowercased corpus" in err
+    assert "; --size tiny lowercases words: write the vocabulary from a lowercased corpus" in err
     vocab.write_text("<S>\n</S>\nBank\n", encoding="utf-8")  # another fault too: that one is reported
-    assert main(["train", str(tmp_path / "m"), "--vocab", str(vocab), "--preset", "tiny", "--quiet"]) == 1
+    assert main(["train", str(tmp_path / "m"), "--vocab", str(vocab), "--size", "tiny", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert "lacks <UNK>" in err and "capitals" not in err
 
@@ -99,7 +99,7 @@ def test_train_bad_paths_fail_before_training(tmp_path, capsys, no_training):
                                                        f"{a_file} is a file, not a directory"),
     ]
     for argv, message in cases:
-        assert main(["train", *argv, "--preset", "tiny", "--quiet"]) == 1
+        assert main(["train", *argv, "--size", "tiny", "--quiet"]) == 1
         err = capsys.readouterr().err
         assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
     assert a_file.read_text(encoding="utf-8") == "keep me\n" and not (tmp_path / "m").exists()
@@ -126,13 +126,13 @@ def test_train_never_replaces_a_directory_holding_the_corpus_or_other_files(tmp_
         (tmp_path, "holds the corpus"),  # a parent of the corpus too
     ]
     for output, message in cases:
-        assert main(["train", str(output), "--corpus", str(corpus), "--preset", "tiny", "--quiet"]) == 1
+        assert main(["train", str(output), "--corpus", str(corpus), "--size", "tiny", "--quiet"]) == 1
         err = capsys.readouterr().err
         assert err.startswith("error: output directory") and message in err and err.count("\n") == 1
     project = tmp_path / "project"
     project.mkdir()
     (project / "notes.txt").write_text("mine", encoding="utf-8")
-    assert main(["train", str(project), "--preset", "tiny", "--quiet"]) == 1
+    assert main(["train", str(project), "--size", "tiny", "--quiet"]) == 1
     assert "holds notes.txt, which is not part of a model directory" in capsys.readouterr().err
     assert corpus.read_text(encoding="utf-8") == "the bank\n" and (project / "notes.txt").exists()
 
@@ -146,7 +146,7 @@ def test_train_never_replaces_a_directory_holding_the_corpus_or_other_files(tmp_
 def test_train_refuses_non_finite_and_absurd_settings(tmp_path, capsys, argv, message):
     """`--learning-rate inf` used to save a NaN model with exit 0."""
     with pytest.raises(SystemExit) as info:
-        main(["train", str(tmp_path / "m"), "--preset", "tiny", *argv])
+        main(["train", str(tmp_path / "m"), "--size", "tiny", *argv])
     assert info.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
 
@@ -154,7 +154,7 @@ def test_train_refuses_non_finite_and_absurd_settings(tmp_path, capsys, argv, me
 def test_a_batch_larger_than_the_corpus_is_capped_with_a_note(tmp_path, capsys):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the bank\nthe river bank\n", encoding="utf-8")
-    assert main(["train", str(tmp_path / "m"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "1",
+    assert main(["train", str(tmp_path / "m"), "--corpus", str(corpus), "--size", "tiny", "--epochs", "1",
                  "--batch-size", "1000", "--quiet"]) == 0
     assert "note: --batch-size 1,000 was capped at the corpus size, 2 sentences" in capsys.readouterr().err
     assert load_bilm(tmp_path / "m").config.batch_size == 2
@@ -163,7 +163,7 @@ def test_a_batch_larger_than_the_corpus_is_capped_with_a_note(tmp_path, capsys):
 def test_a_diverging_training_is_an_error_and_keeps_the_previous_model(tmp_path, capsys):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the bank was closed\nwe sat by the river bank\n", encoding="utf-8")
-    argv = ["train", str(tmp_path / "m"), "--corpus", str(corpus), "--preset", "tiny", "--epochs", "2", "--quiet"]
+    argv = ["train", str(tmp_path / "m"), "--corpus", str(corpus), "--size", "tiny", "--epochs", "2", "--quiet"]
     assert main(argv) == 0
     before = (tmp_path / "m" / "model.keras").read_bytes()
     capsys.readouterr()
@@ -190,7 +190,7 @@ def test_a_diverging_training_is_an_error_and_keeps_the_previous_model(tmp_path,
 ])
 def test_train_refuses_inconsistent_scale_flags(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as info:
-        main(["train", str(tmp_path / "m"), "--preset", "tiny", *argv])
+        main(["train", str(tmp_path / "m"), "--size", "tiny", *argv])
     assert info.value.code == 2 and message in capsys.readouterr().err
 
 
@@ -206,7 +206,7 @@ def test_train_streams_gz_shards_with_a_bilm_vocabulary_file_and_resumes(tmp_pat
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("\n".join(["<S>", "</S>", "<UNK>", "the", "bank", "river", "."]) + "\n", encoding="utf-8")
     argv = ["train", str(tmp_path / "m"), "--corpus", str(shards / "*.txt.gz"), "--vocab", str(vocab),
-            "--preset", "tiny", "--epochs", "1", "--batch-size", "2", "--checkpoint-dir", str(tmp_path / "ckpt"),
+            "--size", "tiny", "--epochs", "1", "--batch-size", "2", "--checkpoint-dir", str(tmp_path / "ckpt"),
             "--checkpoint-every", "1", "--quiet"]
     assert main(argv) == 0
     err = capsys.readouterr().err
@@ -220,7 +220,7 @@ def test_train_streams_gz_shards_with_a_bilm_vocabulary_file_and_resumes(tmp_pat
 
 
 def test_train_refuses_a_checkpoint_directory_inside_the_output(tmp_path, capsys, no_training):
-    assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--checkpoint-dir",
+    assert main(["train", str(tmp_path / "m"), "--size", "tiny", "--checkpoint-dir",
                  str(tmp_path / "m" / "ckpt"), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"error: --checkpoint-dir {tmp_path / 'm' / 'ckpt'} lies inside the output directory")
@@ -238,7 +238,7 @@ def test_an_interrupted_run_with_checkpoints_says_how_to_resume(tmp_path, capsys
         raise KeyboardInterrupt
 
     monkeypatch.setattr(training_module, "train_bilm", interrupted_training)
-    assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--checkpoint-dir", str(tmp_path / "c")]) == 130
+    assert main(["train", str(tmp_path / "m"), "--size", "tiny", "--checkpoint-dir", str(tmp_path / "c")]) == 130
     err = capsys.readouterr().err
     assert (f"note: the latest checkpoint is {tmp_path / 'c' / 'checkpoint-000000003.npz'}; run the same command "
             "with --resume to continue from it") in err
@@ -252,6 +252,6 @@ def test_devices_after_the_runtime_started_is_one_clear_error(tmp_path, capsys, 
 
     keras.ops.zeros(1)  # the runtime has started (as it has in any test process)
     strategy = "mirrored" if BACKEND == "tensorflow" else "data-parallel"
-    assert main(["train", str(tmp_path / "m"), "--preset", "tiny", "--strategy", strategy, "--devices", "2"]) == 1
+    assert main(["train", str(tmp_path / "m"), "--size", "tiny", "--strategy", strategy, "--devices", "2"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: --devices 2: ") and err.count("\n") == 1

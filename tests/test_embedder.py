@@ -196,10 +196,10 @@ def test_encoders_add_boundaries_and_pad():
 
 
 def _word_model_dir(tmp_path):
-    from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir
+    from elmo_keras.models import build_bilm_lm, get_size, save_model_dir
 
     vocabulary = Vocabulary(["the", "river", "bank", "money"], lowercase=True)
-    model = build_bilm_lm(get_preset("tiny"), len(vocabulary))
+    model = build_bilm_lm(get_size("tiny"), len(vocabulary))
     model.build((None, None))
     model.vocabulary = vocabulary
     save_model_dir(model, tmp_path / "model")

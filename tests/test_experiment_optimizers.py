@@ -28,7 +28,7 @@ OWN_TRAINING_LOOP = {"gradient_experiments.json": gradient_study_optimizer}
 
 
 def test_the_trainer_skeleton_trains_with_trainer_optimizer():
-    model = train_text_classifier("cnn", ["good film", "bad film"] * 4, ["positive", "negative"] * 4, epochs=1)
+    model = train_text_classifier(["good film", "bad film"] * 4, ["positive", "negative"] * 4, kind="cnn", epochs=1)
     assert type(model.optimizer).__name__ == trainer_optimizer() == "DenseGradientAdam"
 
 

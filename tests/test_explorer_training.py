@@ -20,7 +20,7 @@ from elmo_keras.explorer.training import (
 
 def test_settings_follow_the_preset_and_are_checked():
     assert TrainingSettings.for_preset("tiny", seed=3) == TrainingSettings("tiny", 3, 1e-2, 3)
-    with pytest.raises(ValueError, match="unknown preset 'huge'"):
+    with pytest.raises(ValueError, match="unknown size 'huge'"):
         TrainingSettings("huge")
     with pytest.raises(ValueError, match="epochs must be a positive int"):
         TrainingSettings("toy", epochs=0)

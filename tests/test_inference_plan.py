@@ -85,7 +85,7 @@ def test_auto_never_compiles_and_xla_is_an_opt_in_with_the_graphs_vectors():
 
 
 def test_xla_embed_file_and_layer_embeddings(bilm, tmp_path):
-    from elmo_keras.models import build_bilm_lm, get_preset  # Keras models: only this test needs them
+    from elmo_keras.models import build_bilm_lm, get_size  # Keras models: only this test needs them
     from elmo_keras.text.vocabulary import Vocabulary
 
     many = sentences(24, seed=1)
@@ -97,7 +97,7 @@ def test_xla_embed_file_and_layer_embeddings(bilm, tmp_path):
     with h5py.File(tmp_path / "graph.hdf5") as graph, h5py.File(tmp_path / "xla.hdf5") as xla:
         keys = [str(i) for i in range(len(many))]
         _assert_same_vectors([xla[key][()] for key in keys], [graph[key][()] for key in keys])
-    model = build_bilm_lm(get_preset("tiny"), 20)
+    model = build_bilm_lm(get_size("tiny"), 20)
     model.build((None, None))
     model.vocabulary = Vocabulary(WORDS)
     positions = [len(s) - 1 for s in many]
@@ -107,10 +107,10 @@ def test_xla_embed_file_and_layer_embeddings(bilm, tmp_path):
 
 
 def test_the_embedder_and_the_analysis_helpers_run_one_job_runner():
-    from elmo_keras.models import build_bilm_lm, get_preset  # Keras models: only this test needs them
+    from elmo_keras.models import build_bilm_lm, get_size  # Keras models: only this test needs them
     from elmo_keras.text.vocabulary import Vocabulary
 
-    model = build_bilm_lm(get_preset("tiny"), 20)
+    model = build_bilm_lm(get_size("tiny"), 20)
     model.build((None, None))
     model.vocabulary = Vocabulary(WORDS)
     many = sentences(10, seed=3)

@@ -15,7 +15,7 @@ from elmo_keras.embedding import precision as inference_precision
 from elmo_keras.embedding.embedder import ElmoEmbedder
 from elmo_keras.embedding.precision import BFLOAT16_MIN_MACS_PER_TOKEN, inference_matmul_dtype, macs_per_token
 from elmo_keras.layers import BiLM, CharCNN, matmul_dtype
-from elmo_keras.models import build_bilm_lm, get_preset
+from elmo_keras.models import build_bilm_lm, get_size
 from elmo_keras.text.batching import WordIds
 from elmo_keras.text.vocabulary import Vocabulary
 from tests.backend_support import BACKEND
@@ -125,7 +125,7 @@ def test_native_bfloat16_inference_needs_tensorflow_on_a_native_cpu(monkeypatch)
 def tiny_lm():
     """The ``tiny`` preset's word-level language model, untrained, with a vocabulary."""
     keras.utils.set_random_seed(0)
-    model = build_bilm_lm(get_preset("tiny"), len(WORDS) + 4)
+    model = build_bilm_lm(get_size("tiny"), len(WORDS) + 4)
     model.build((None, None))
     model.vocabulary = Vocabulary(WORDS)
     return model

@@ -9,7 +9,7 @@ import pytest
 from elmo_keras import limits
 from elmo_keras._quiet import keras
 from elmo_keras.limits import MAX_BATCH_SIZE, check_batch_size, largest_factor, memory_shortfall
-from elmo_keras.models import BiLMConfig, build_bilm_lm, get_preset, train_bilm
+from elmo_keras.models import BiLMConfig, build_bilm_lm, get_size, train_bilm
 from elmo_keras.models.bilm import training
 from elmo_keras.models.callbacks import TrainingDivergedError
 from elmo_keras.models.seq2seq import Seq2SeqConfig
@@ -40,17 +40,17 @@ def test_absurd_batch_sizes_are_refused_before_training(no_model):
     """batch_size=10**6 used to pad every batch to a million rows (92 s, 23 GB); 10**9 ended in a TF error."""
     for size in (10**6, 10**9):
         with pytest.raises(ValueError, match=f"batch_size = {size:,} is far more"):
-            train_bilm(SMALL_CORPUS, preset="tiny", epochs=1, batch_size=size)
+            train_bilm(SMALL_CORPUS, size="tiny", epochs=1, batch_size=size)
     with pytest.raises(ValueError, match="batch_size = 1,000,000"):
         Seq2SeqConfig(batch_size=10**6)
 
 
 def test_a_batch_larger_than_the_corpus_is_capped_and_the_summary_says_so():
-    model = train_bilm(SMALL_CORPUS, preset="tiny", epochs=1, batch_size=5000)
+    model = train_bilm(SMALL_CORPUS, size="tiny", epochs=1, batch_size=5000)
     assert model.config.batch_size == len(SMALL_CORPUS) == 20
     assert model.training_summary["requested_batch_size"] == 5000
     assert model.training_summary["config"]["batch_size"] == 20
-    assert "requested_batch_size" not in train_bilm(SMALL_CORPUS, preset="tiny", epochs=1).training_summary
+    assert "requested_batch_size" not in train_bilm(SMALL_CORPUS, size="tiny", epochs=1).training_summary
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -69,7 +69,7 @@ def test_non_finite_and_out_of_range_settings(field, value, message):
 
 def test_non_finite_learning_rates_are_refused_before_training(no_model):
     with pytest.raises(ValueError, match="learning_rate must be a finite number > 0, received inf"):
-        train_bilm(SMALL_CORPUS, preset="tiny", learning_rate=math.inf)
+        train_bilm(SMALL_CORPUS, size="tiny", learning_rate=math.inf)
     with pytest.raises(ValueError, match="learning_rate must be a finite number > 0, received nan"):
         Seq2SeqConfig(learning_rate=math.nan)
 
@@ -79,7 +79,7 @@ def test_non_finite_learning_rates_are_refused_before_training(no_model):
     ("bilm-tf", {"units": 32, "projection_dim": 16}),  # the original ELMo's CNN and options, small LSTMs
 ])
 def test_parameter_count_is_exact(preset, overrides):
-    config = get_preset(preset).replace(**overrides)
+    config = get_size(preset).replace(**overrides)
     model = build_bilm_lm(config, 57)
     model.build((None, None) if config.token_input == "word" else (None, None, 50))
     assert config.parameter_count(57) == model.count_params()
@@ -114,9 +114,9 @@ def test_available_memory_is_read():
     ({"embedding_dim": 10**9}, "embedding_dim = 1,000,000,000"),
 ])
 def test_a_model_too_large_for_memory_is_refused_naming_the_field(no_model, overrides, field):
-    config = get_preset("tiny").replace(**overrides)
+    config = get_size("tiny").replace(**overrides)
     with pytest.raises(ValueError, match=f"{field} is too large for this machine: the model would have"):
-        train_bilm(SMALL_CORPUS, preset=config, epochs=1)
+        train_bilm(SMALL_CORPUS, size=config, epochs=1)
 
 
 class _BreakWeightsAt(keras.callbacks.Callback):
@@ -137,7 +137,7 @@ class _BreakWeightsAt(keras.callbacks.Callback):
 def test_a_nan_loss_stops_training_with_a_clear_error():
     with pytest.raises(TrainingDivergedError, match=r"the loss became nan in epoch 1, batch 2; lower the learning "
                                                     r"rate \(it was 0.01\)"):
-        train_bilm(SMALL_CORPUS, preset="tiny", epochs=2, batch_size=4, callbacks=[_BreakWeightsAt(1)])
+        train_bilm(SMALL_CORPUS, size="tiny", epochs=2, batch_size=4, callbacks=[_BreakWeightsAt(1)])
 
 
 def test_nan_weights_after_the_last_step_are_an_error(monkeypatch):
@@ -145,11 +145,11 @@ def test_nan_weights_after_the_last_step_are_an_error(monkeypatch):
     monkeypatch.setattr(training, "StopOnNonFiniteLoss", lambda learning_rate: keras.callbacks.Callback())
     with pytest.raises(TrainingDivergedError, match=r"the trained model has \d+ non-finite value\(s\) \(NaN or inf\) "
                                                     r"in '.*': training diverged"):
-        train_bilm(SMALL_CORPUS, preset="tiny", epochs=1, batch_size=4, callbacks=[_BreakWeightsAt(4)])
+        train_bilm(SMALL_CORPUS, size="tiny", epochs=1, batch_size=4, callbacks=[_BreakWeightsAt(4)])
 
 
 def test_a_huge_learning_rate_is_a_divergence_error():
     """lr=1e38 makes the loss NaN; lr=1e30 leaves finite weights with an infinite perplexity: both are errors."""
     for learning_rate, message in ((1e38, "the loss became nan"), (1e30, "perplexity on its own training corpus is")):
         with pytest.raises(TrainingDivergedError, match=message):
-            train_bilm(SMALL_CORPUS, preset="tiny", epochs=2, learning_rate=learning_rate)
+            train_bilm(SMALL_CORPUS, size="tiny", epochs=2, learning_rate=learning_rate)

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from elmo_keras.models import get_preset, load_bilm, load_seq2seq, save_seq2seq, train_bilm, train_seq2seq
+from elmo_keras.models import get_size, load_bilm, load_seq2seq, save_seq2seq, train_bilm, train_seq2seq
 
 CORPUS = ["I deposited money at the bank .", "We sat on the river bank .", "That answer is right ."]
 PAIRS = [("a b".split(), "b a".split()), ("c d e".split(), "e d c".split())]
@@ -18,9 +18,9 @@ PAIRS = [("a b".split(), "b a".split()), ("c d e".split(), "e d c".split())]
 def saved_models(tmp_path_factory):
     """A word biLM, a char biLM and a seq2seq model directory (read-only: ``_copy`` one to break it)."""
     root = tmp_path_factory.mktemp("model_dirs")
-    train_bilm(CORPUS, preset="tiny", epochs=1).save(root / "word")
-    char_config = get_preset("tiny").replace(token_input="char", embedding_dim=4, char_filters=((1, 4), (2, 4)))
-    train_bilm(CORPUS, preset=char_config, epochs=1).save(root / "char")
+    train_bilm(CORPUS, size="tiny", epochs=1).save(root / "word")
+    char_config = get_size("tiny").replace(token_input="char", embedding_dim=4, char_filters=((1, 4), (2, 4)))
+    train_bilm(CORPUS, size=char_config, epochs=1).save(root / "char")
     save_seq2seq(train_seq2seq(PAIRS, config={"units": 8, "embedding_dim": 4, "epochs": 1}), root / "seq2seq")
     return root
 

@@ -16,7 +16,7 @@ OTHER_CORPUS = ["a b c d", "e f g h", "i j k l", "m n o p"]
 @pytest.fixture(scope="module")
 def two_models():
     """Two tiny biLMs with different vocabularies (sizes 15 and 20)."""
-    return train_bilm(CORPUS, preset="tiny", epochs=1), train_bilm(OTHER_CORPUS, preset="tiny", epochs=1)
+    return train_bilm(CORPUS, size="tiny", epochs=1), train_bilm(OTHER_CORPUS, size="tiny", epochs=1)
 
 
 def _weights(model):
@@ -74,7 +74,7 @@ def test_an_empty_directory_and_a_symlink_can_be_saved_to(two_models, tmp_path):
 
 
 def _with_a_nan(model):
-    copy = train_bilm(CORPUS, preset="tiny", epochs=1)
+    copy = train_bilm(CORPUS, size="tiny", epochs=1)
     weights = copy.get_weights()
     weights[0][0, 0] = np.nan
     copy.set_weights(weights)

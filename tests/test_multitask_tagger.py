@@ -106,7 +106,7 @@ def test_predict_tags_needs_a_trained_vocabulary():
 def test_char_cnn_and_a_frozen_bilm_read_through_an_elmo_mix(tmp_path):
     from elmo_keras.models import train_bilm
 
-    bilm = train_bilm([tokens for tokens, _ in TASKS["pos"][:100]], preset="tiny", epochs=1, seed=0)
+    bilm = train_bilm([tokens for tokens, _ in TASKS["pos"][:100]], size="tiny", epochs=1, seed=0)
     small = {"pos": TASKS["pos"][:60], "frame": TASKS["frame"][:20]}
     model = train_multitask_tagger(small, bilm=bilm, char_dim=8, epochs=1, seed=0)
     inputs = model.vocabulary.encode_inputs([["is", "the", "bank", "open", "?"]])

@@ -16,12 +16,12 @@ def _run(path: pathlib.Path) -> str:
     notebook = nbformat.read(path, as_version=4)
     assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), \
         f"{path.name} is stored with outputs: regenerate it with tools/make_notebooks.py"
-    os.environ["ELMO_KERAS_NOTEBOOK_PRESET"] = "tiny"
+    os.environ["ELMO_KERAS_NOTEBOOK_SIZE"] = "tiny"
     try:
         nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}}).execute()
     finally:
-        del os.environ["ELMO_KERAS_NOTEBOOK_PRESET"]
+        del os.environ["ELMO_KERAS_NOTEBOOK_SIZE"]
     return "".join(output.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
                    for output in cell.outputs)
 

@@ -196,3 +196,22 @@ def test_a_released_archive_by_name_downloads_once(transformer_fixture, server, 
             np.testing.assert_array_equal(ours, theirs)
     finally:
         del server.files[path]
+
+
+# -- training sizes are "sizes"; the old spellings are aliases ------------------------------------------------
+
+
+def test_training_sizes_are_sizes_and_the_preset_spellings_are_aliases():
+    import argparse
+
+    from elmo_keras.cli.train import add_train_arguments
+    from elmo_keras.models.bilm.presets import LARGE_PRESETS, LARGE_SIZES, PRESETS, SIZES, get_preset, get_size
+
+    assert PRESETS is SIZES and LARGE_PRESETS is LARGE_SIZES and get_preset("tiny") is get_size("tiny")
+    with pytest.raises(ValueError, match="unknown size 'huge'"):
+        get_size("huge")
+    parser = argparse.ArgumentParser()
+    add_train_arguments(parser)
+    assert parser.parse_args(["out", "--size", "tiny"]).size == "tiny"
+    assert parser.parse_args(["out", "--preset", "tiny"]).size == "tiny"  # the round 1–3 flag
+    assert parser.parse_args(["out"]).size == "toy"

@@ -36,9 +36,9 @@ def test_every_registering_module_is_found():
 
 @pytest.mark.parametrize("imports", ["import elmo_keras\nimport keras", "import keras\nimport elmo_keras"])
 def test_a_saved_model_loads_after_a_bare_package_import(imports, tmp_path):
-    from elmo_keras.models import build_bilm_lm, get_preset
+    from elmo_keras.models import build_bilm_lm, get_size
 
-    model = build_bilm_lm(get_preset("tiny"), 20)
+    model = build_bilm_lm(get_size("tiny"), 20)
     model.build((None, None))
     path = pathlib.Path(tmp_path) / "model.keras"
     model.save(path)

@@ -6,7 +6,7 @@ import pytest
 
 from elmo_keras._backend import compile_function, fit_jit_compile
 from elmo_keras._quiet import keras
-from elmo_keras.models import BiLanguageModel, BiLMConfig, build_bilm_lm, get_preset
+from elmo_keras.models import BiLanguageModel, BiLMConfig, build_bilm_lm, get_size
 from elmo_keras.models.bilm.sampled_softmax import (
     log_uniform_log_probabilities,
     sample_candidates,
@@ -25,7 +25,7 @@ TRAIN = [
     "the dog saw the cat .",
 ]
 HELDOUT = ["the dog sat on the mat .", "a cat ate the bone ."]
-SAMPLED_TINY = get_preset("tiny").replace(n_negative_samples=16)
+SAMPLED_TINY = get_size("tiny").replace(n_negative_samples=16)
 
 
 def numpy_sampled_loss(hidden, targets, kernel, bias, candidates, log_counts):
@@ -194,14 +194,14 @@ def test_keras_file_round_trip_keeps_the_argument_and_the_outputs(tmp_path):
 
 
 def test_config_and_argument_checks():
-    assert BiLMConfig.from_dict(get_preset("tiny").to_dict() | {"n_negative_samples": 8}).n_negative_samples == 8
-    old = get_preset("tiny").to_dict()
+    assert BiLMConfig.from_dict(get_size("tiny").to_dict() | {"n_negative_samples": 8}).n_negative_samples == 8
+    old = get_size("tiny").to_dict()
     del old["n_negative_samples"]  # a training.json written before the field existed
     assert BiLMConfig.from_dict(old).n_negative_samples is None
     with pytest.raises(ValueError, match="n_negative_samples must be a positive int or None, received 0"):
-        get_preset("tiny").replace(n_negative_samples=0)
-    bilm = build_bilm_lm(get_preset("tiny"), 20).bilm
+        get_size("tiny").replace(n_negative_samples=0)
+    bilm = build_bilm_lm(get_size("tiny"), 20).bilm
     with pytest.raises(ValueError, match="n_negative_samples must be a positive int or None, received 2.5"):
         BiLanguageModel(bilm, 20, n_negative_samples=2.5)
-    assert build_bilm_lm(get_preset("tiny"), 20).sampler_seed is None  # the full softmax draws nothing
+    assert build_bilm_lm(get_size("tiny"), 20).sampler_seed is None  # the full softmax draws nothing
 

@@ -212,7 +212,7 @@ SAMPLED = CONFIG.replace(n_negative_samples=6, epochs=2)  # 5 steps per epoch, d
 
 
 def train_run(optimizer, checkpoint_dir=None, resume=False, callbacks=None):
-    return train_bilm(CORPUS, preset=SAMPLED, seed=3, optimizer=optimizer, checkpoint_dir=checkpoint_dir,
+    return train_bilm(CORPUS, size=SAMPLED, seed=3, optimizer=optimizer, checkpoint_dir=checkpoint_dir,
                       checkpoint_every=2 if checkpoint_dir is not None else None, resume=resume, callbacks=callbacks)
 
 
@@ -269,5 +269,5 @@ def test_the_command_line_passes_the_optimizer(monkeypatch, tmp_path):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(training_module, "train_bilm", fake_training)
-    main(["train", str(tmp_path / "m"), "--preset", "tiny", "--optimizer", "adagrad", "--learning-rate", "0.2"])
+    main(["train", str(tmp_path / "m"), "--size", "tiny", "--optimizer", "adagrad", "--learning-rate", "0.2"])
     assert received["optimizer"] == "adagrad"

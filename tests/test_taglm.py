@@ -17,7 +17,7 @@ HELDOUT = ner_examples("heldout")
 
 @pytest.fixture(scope="module")
 def bilm():
-    return train_bilm(tagging_unlabelled_sentences()[:400], preset="tiny", epochs=1, seed=0)
+    return train_bilm(tagging_unlabelled_sentences()[:400], size="tiny", epochs=1, seed=0)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from elmo_keras.analysis import cosine_similarity_matrices, sense_separation, word_occurrences
 from elmo_keras.data import TARGET_WORDS, load_polysemy
 from elmo_keras.explorer.shipped_models import shipped_model
-from elmo_keras.models import get_preset, load_bilm, train_bilm
+from elmo_keras.models import get_size, load_bilm, train_bilm
 from tests.backend_support import outcome, tensorflow_only
 
 # What the recipe reaches is an outcome, checked on TensorFlow: from the same weights every backend takes the same
@@ -34,7 +34,7 @@ SHIPPED_TOP_LAYER_SEPARATION = 0.9
 
 @pytest.fixture(scope="module")
 def toy_model():
-    return train_bilm(preset=get_preset("toy").replace(training_precision="float32"), seed=0)
+    return train_bilm(size=get_size("toy").replace(training_precision="float32"), seed=0)
 
 
 @pytest.fixture(scope="module")

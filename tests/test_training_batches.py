@@ -123,6 +123,6 @@ def test_a_corpus_too_large_to_hold_encoded_is_fed_batch_by_batch(monkeypatch):
 def test_training_from_the_pydataset_works_too(monkeypatch):
     monkeypatch.setattr(batches_module, "MAX_GATHERED_BYTES", 0)
     corpus = ["the bank of the river .", "the bank raised its rates .", "they play chess .", "turn right ."] * 10
-    model = train_bilm(corpus, preset="tiny", epochs=2, batch_size=8, seed=1)
+    model = train_bilm(corpus, size="tiny", epochs=2, batch_size=8, seed=1)
     assert len(model.training_summary["history"]["loss"]) == 2
     assert model.training_summary["history"]["loss"][1] < model.training_summary["history"]["loss"][0]

@@ -20,7 +20,7 @@ from elmo_keras.cli import main
 from elmo_keras.data.corpus_files import CorpusFileError
 from elmo_keras.data.streaming import StreamingCorpus
 from elmo_keras.explorer.model_store import preset_of
-from elmo_keras.models.bilm.presets import BiLMConfig, get_preset
+from elmo_keras.models.bilm.presets import BiLMConfig, get_size
 from elmo_keras.models.bilm.training_data import TrainingDataWarning, prepare_training_data
 from elmo_keras.text.sentences import sentence_windows, split_long_sentences
 from elmo_keras.text.vocabulary import Vocabulary
@@ -49,7 +49,7 @@ def test_sentence_windows_are_the_fewest_consecutive_near_equal_pieces():
 @pytest.mark.parametrize("streamed", [False, True])
 def test_a_long_line_is_split_in_memory_and_streamed_alike_and_bounds_every_batch(tmp_path, streamed):
     corpus = [*SHORT[:7], LONG, *SHORT[7:]]
-    config = get_preset("tiny").replace(max_sentence_tokens=BOUND, batch_size=4)
+    config = get_size("tiny").replace(max_sentence_tokens=BOUND, batch_size=4)
     source = write_corpus(tmp_path / "corpus.txt", corpus) if streamed else corpus
     with pytest.warns(TrainingDataWarning, match=r"^corpus: 1 sentence over max_sentence_tokens = 30 tokens \(the "
                                                  r"longest: 1,000\) was split into 34 training sentences .*"
@@ -71,12 +71,12 @@ def test_a_long_line_is_split_in_memory_and_streamed_alike_and_bounds_every_batc
 
 
 def test_the_bound_is_a_checked_config_field_and_train_flag(tmp_path, capsys):
-    assert get_preset("tiny").max_sentence_tokens == get_preset("bilm-tf").max_sentence_tokens == 200
+    assert get_size("tiny").max_sentence_tokens == get_size("bilm-tf").max_sentence_tokens == 200
     with pytest.raises(ValueError, match="max_sentence_tokens must be a positive int, received 0"):
-        get_preset("tiny").replace(max_sentence_tokens=0)
-    saved_before = {k: v for k, v in get_preset("tiny").to_dict().items() if k != "max_sentence_tokens"}
+        get_size("tiny").replace(max_sentence_tokens=0)
+    saved_before = {k: v for k, v in get_size("tiny").to_dict().items() if k != "max_sentence_tokens"}
     assert BiLMConfig.from_dict(saved_before).max_sentence_tokens == 200  # a training.json written before the field
-    assert preset_of(get_preset("tiny").replace(max_sentence_tokens=BOUND).to_dict()) == "tiny"  # a training field
+    assert preset_of(get_size("tiny").replace(max_sentence_tokens=BOUND).to_dict()) == "tiny"  # a training field
     with pytest.raises(SystemExit):
         main(["train", str(tmp_path / "m"), "--max-sentence-tokens", "0"])
     assert "--max-sentence-tokens must be >= 1, received 0" in capsys.readouterr().err
@@ -87,7 +87,7 @@ def test_train_bilm_splits_corpus_and_heldout_and_records_the_bound(monkeypatch)
 
     monkeypatch.setattr(training, "fit_from_step", lambda *args, **kwargs: None)  # all but the optimizer steps
     with pytest.warns(TrainingDataWarning) as caught:
-        model = training.train_bilm([*SHORT, LONG], preset="tiny", heldout=[LONG[:100]], max_sentence_tokens=BOUND)
+        model = training.train_bilm([*SHORT, LONG], size="tiny", heldout=[LONG[:100]], max_sentence_tokens=BOUND)
     assert [str(w.message).split(":")[0] for w in caught if w.category is TrainingDataWarning] == ["corpus", "heldout"]
     summary = model.training_summary
     assert model.config.max_sentence_tokens == BOUND and summary["config"]["max_sentence_tokens"] == BOUND
@@ -98,7 +98,7 @@ def test_train_bilm_splits_corpus_and_heldout_and_records_the_bound(monkeypatch)
 def test_a_vocabulary_covering_too_little_of_the_corpus_is_warned_about_or_refused(tmp_path, streamed):
     corpus = [["THE", "bank"], ["the", "river"], ["a", "bank"], ["a", "boat"]]  # 8 tokens
     source = write_corpus(tmp_path / "corpus.txt", corpus) if streamed else corpus
-    config = get_preset("tiny")
+    config = get_size("tiny")
     write_bilm_vocabulary(Vocabulary(["zebra", "yak"], lowercase=True), tmp_path / "vocab.txt")
     none = read_bilm_vocabulary(tmp_path / "vocab.txt", lowercase=True)
     with pytest.raises(ValueError, match=r"none of the corpus's 8 tokens is in the vocabulary .*vocab\.txt \(6 "
@@ -120,7 +120,7 @@ def test_train_prints_one_warning_line_and_refuses_a_vocab_file_covering_none_of
     corpus = write_corpus(tmp_path / "corpus.txt", [*SHORT, LONG[:100]])
     (tmp_path / "vocab.txt").write_text("<S>\n</S>\n<UNK>\nzebra\n", encoding="utf-8")
     assert main(["train", str(tmp_path / "model"), "--corpus", str(corpus), "--vocab", str(tmp_path / "vocab.txt"),
-                 "--preset", "tiny", "--max-sentence-tokens", str(BOUND)]) == 1
+                 "--size", "tiny", "--max-sentence-tokens", str(BOUND)]) == 1
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("warning: corpus: 1 sentence over max_sentence_tokens = 30 tokens (the longest: 100)")
     assert lines[1].startswith(f"error: none of the corpus's 165 tokens is in the vocabulary {tmp_path / 'vocab.txt'}")

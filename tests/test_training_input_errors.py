@@ -33,12 +33,12 @@ def no_model(monkeypatch):
 ])
 def test_bad_corpus(no_model, corpus, error, message):
     with pytest.raises(error, match=message):
-        train_bilm(corpus, preset="tiny", epochs=1)
+        train_bilm(corpus, size="tiny", epochs=1)
 
 
 def test_bad_heldout(no_model):
     with pytest.raises(TypeError, match=r"heldout sentence 0, token 0: a token must be a str, received float"):
-        train_bilm(["the bank"], preset="tiny", epochs=1, heldout=[[1.5]])
+        train_bilm(["the bank"], size="tiny", epochs=1, heldout=[[1.5]])
 
 
 def test_bad_callbacks(no_model):
@@ -47,12 +47,12 @@ def test_bad_callbacks(no_model):
 
     with pytest.raises(TypeError, match=r"callbacks must be a list of Keras callbacks and/or functions fn\(epoch, "
                                         r"logs\), received function .*; wrap a single one in a list: callbacks=\[fn\]"):
-        train_bilm(["the bank"], preset="tiny", epochs=1, callbacks=report)
+        train_bilm(["the bank"], size="tiny", epochs=1, callbacks=report)
     with pytest.raises(TypeError, match=r"callbacks must be a list .* received EarlyStopping"):
-        train_bilm(["the bank"], preset="tiny", epochs=1, callbacks=keras.callbacks.EarlyStopping())
+        train_bilm(["the bank"], size="tiny", epochs=1, callbacks=keras.callbacks.EarlyStopping())
     with pytest.raises(TypeError, match=r"callbacks\[1\] must be a Keras callback or a function fn\(epoch, logs\), "
                                         r"received str \('loss'\)"):
-        train_bilm(["the bank"], preset="tiny", epochs=1, callbacks=[report, "loss"])
+        train_bilm(["the bank"], size="tiny", epochs=1, callbacks=[report, "loss"])
 
 
 def test_helpers_keep_good_input():

@@ -45,18 +45,18 @@ def no_training(monkeypatch):
     (["--strategy", "mirrored", "--devices", "10000"], "--devices 10,000 is more logical CPU devices than useful "
                                                        "(at most "),
     (["--strategy", "data-parallel", "--devices", "48"], "--devices 48: more devices than sentences per batch "
-                                                         "(batch size 32 (the toy preset's)): the global batch is "
+                                                         "(batch size 32 (the toy size's)): the global batch is "
                                                          "split evenly, so each device needs at least one sentence"),
     (["--strategy", "mirrored", "--devices", "8", "--batch-size", "4"], "--devices 8: more devices than sentences "
                                                                         "per batch (--batch-size 4)"),
-    (["--strategy", "mirrored", "--devices", "3"], "--devices 3: batch size 32 (the toy preset's) is not divisible "
+    (["--strategy", "mirrored", "--devices", "3"], "--devices 3: batch size 32 (the toy size's) is not divisible "
                                                    "by the 3 devices"),
 ])
 def test_train_refuses_sizes_before_any_work(tmp_path, capsys, small_memory, no_training, argv, message):
     """``--negative-samples 100000000`` ran 74 s to an out-of-memory traceback, ``10**12`` overflowed a 32-bit shape
     naming no option, ``--devices 10000`` failed after 90-140 s about a batch size the user never gave."""
     with pytest.raises(SystemExit) as info:
-        main(["train", str(tmp_path / "m"), "--preset", "toy", *argv])
+        main(["train", str(tmp_path / "m"), "--size", "toy", *argv])
     err = capsys.readouterr().err
     assert info.value.code == 2 and message in err, err
     assert not (tmp_path / "m").exists()
@@ -68,7 +68,7 @@ def test_train_bilm_refuses_more_negatives_than_words(no_training):
     with pytest.raises(ValueError, match=rf"^n_negative_samples {words} is not below the {words} words the sampler "
                                          rf"draws from \(a vocabulary of {words + 1} with padding\): the sampled "
                                          r"softmax would score more words per position than the full softmax"):
-        train_bilm(CORPUS, preset="tiny", vocabulary=vocabulary, n_negative_samples=words)  # before the corpus
+        train_bilm(CORPUS, size="tiny", vocabulary=vocabulary, n_negative_samples=words)  # before the corpus
 
 
 def test_train_bilm_checks_negatives_against_the_built_vocabulary_before_building_a_model(monkeypatch):
@@ -78,24 +78,24 @@ def test_train_bilm_checks_negatives_against_the_built_vocabulary_before_buildin
     monkeypatch.setattr(training, "build_bilm_lm", build_bilm_lm)
     words = len(Vocabulary.from_corpus([sentence.split() for sentence in CORPUS])) - 1
     with pytest.raises(ValueError, match=rf"n_negative_samples {words + 5} is not below the {words} words"):
-        train_bilm(CORPUS, preset="tiny", n_negative_samples=words + 5)
+        train_bilm(CORPUS, size="tiny", n_negative_samples=words + 5)
 
 
 def test_train_bilm_refuses_absurd_negatives_before_reading_the_corpus(no_training, small_memory):
     with pytest.raises(ValueError, match=r"^n_negative_samples 1,000,000,000,000 is more than the 2,147,483,646"):
-        train_bilm(CORPUS, preset="tiny", n_negative_samples=10**12)
+        train_bilm(CORPUS, size="tiny", n_negative_samples=10**12)
     with pytest.raises(ValueError, match=r"^n_negative_samples 100,000,000 needs at least .* GiB per training step"):
-        train_bilm(CORPUS, preset="toy", n_negative_samples=10**8)
+        train_bilm(CORPUS, size="toy", n_negative_samples=10**8)
 
 
 def test_train_bilm_checks_the_replicas_against_the_batch_before_any_work(monkeypatch, no_training):
     monkeypatch.setattr(training, "replica_count", lambda strategy: 3)
-    with pytest.raises(ValueError, match=r"^the 3 replicas of strategy='mirrored': batch_size 32 \(the preset's\) is "
+    with pytest.raises(ValueError, match=r"^the 3 replicas of strategy='mirrored': batch_size 32 \(the size's\) is "
                                          r"not divisible by the 3 devices"):
-        train_bilm(CORPUS, preset="toy", strategy="mirrored")
+        train_bilm(CORPUS, size="toy", strategy="mirrored")
     with pytest.raises(ValueError, match=r"^the 3 replicas of strategy='mirrored': more devices than sentences per "
                                          r"batch \(batch_size 2\)"):
-        train_bilm(CORPUS, preset="toy", batch_size=2, strategy="mirrored")
+        train_bilm(CORPUS, size="toy", batch_size=2, strategy="mirrored")
 
 
 def test_a_batch_capped_at_the_corpus_size_is_checked_against_the_replicas_before_a_model_is_built(monkeypatch):
@@ -106,7 +106,7 @@ def test_a_batch_capped_at_the_corpus_size_is_checked_against_the_replicas_befor
     monkeypatch.setattr(training, "replica_count", lambda strategy: 8)
     with pytest.raises(ValueError, match=r"more devices than sentences per batch \(batch_size 4 \(capped at the "
                                          r"corpus size\)\)"):
-        train_bilm(CORPUS, preset="toy", batch_size=8, strategy="mirrored")
+        train_bilm(CORPUS, size="toy", batch_size=8, strategy="mirrored")
 
 
 def test_configure_cpu_devices_refuses_an_absurd_count_before_touching_the_backend():

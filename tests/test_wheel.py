@@ -180,7 +180,7 @@ def installed(wheel, tmp_path_factory):
 def test_the_installed_wheel_trains_a_biLM_and_renders_the_explorer_frame(installed):
     done = installed.run(
         "from elmo_keras.models import train_bilm\n"
-        "model = train_bilm(preset='tiny', epochs=1)\n"
+        "model = train_bilm(size='tiny', epochs=1)\n"
         "print(len(model.vocabulary) > 10, model.config.units)\n"
         "from streamlit.testing.v1 import AppTest\n"
         "from elmo_keras.explorer.app import MAIN_SCRIPT\n"

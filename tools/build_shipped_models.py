@@ -3,6 +3,10 @@
 - ``toy``: the ``toy`` preset on the built-in polysemy corpus, seed 0, trained in float32
   (``training_precision="auto"`` could pick bfloat16 elsewhere; pinned so that a rebuild gives the same model)
   and saved without the optimizer's state (a third of the size; nothing resumes training from it);
+- ``transformer-toy``: the ``transformer-toy`` size (pre-LN transformer blocks) on the same corpus, seed 0, float32,
+  ``TRANSFORMER_EPOCHS`` epochs instead of the size's 10 (which separate the senses less), saved as ``toy`` is; its
+  ``training.json`` records the LSTM toy's held-out perplexity beside its own and the commit it was built from
+  (``models.provenance.experiment_provenance``: build from a clean checkout);
 - ``seq2seq-toy``: the decoding page's GRU encoder-decoder (``explorer.decoding.train_default_seq2seq``, seed 0);
 - ``tagger-toy`` and ``taglm-toy``: the tagging page's taggers (``explorer.tagging.train_default_taggers``, seed 0);
 - ``classifiers-toy``: the classification page's CNN and two BiLSTMs (``explorer.classification``, seed 0);
@@ -17,12 +21,13 @@
   sentences (``explorer.result_cache``'s layout), so that those pages open at once too: the first page without
   loading Keras at all, the tagging page without loading its taggers.
 
-    python tools/build_shipped_models.py [--output DIR] [--results-only | --lecture-pages-only | --dialogue-only]
+    python tools/build_shipped_models.py [--output DIR] [--results-only | --lecture-pages-only | --dialogue-only |
+                                          --transformer-only]
 
 ``--results-only`` recomputes the results from the models already in the output directory (after a change to
 what the pages compute, not to the models); ``--lecture-pages-only`` rebuilds only ``classifiers-toy``,
-``dialogue-toy`` and ``gradients-toy``; ``--dialogue-only`` only ``dialogue-toy``. ``--output`` defaults to
-``elmo_keras/data/shipped_models``.
+``dialogue-toy`` and ``gradients-toy``; ``--dialogue-only`` only ``dialogue-toy``; ``--transformer-only``
+only ``transformer-toy`` (about a minute). ``--output`` defaults to ``elmo_keras/data/shipped_models``.
 
 About 4 minutes on 2 CPU cores (2.5 of them the three lecture pages' models). ``tests/test_shipped_models.py``
 loads every shipped model with the current code and checks what the pages rely on; the Corpus & training page
@@ -32,17 +37,20 @@ still trains a biLM live in one click.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from elmo_keras.analysis import sense_separation, word_occurrences  # noqa: E402
 from elmo_keras.data import TARGET_WORDS, load_polysemy  # noqa: E402
 from elmo_keras.explorer.classification.service import train_default_classifiers  # noqa: E402
+from elmo_keras.explorer.contextualizers.models import TRANSFORMER_EPOCHS, TRANSFORMER_SIZE  # noqa: E402
 from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
 from elmo_keras.explorer.decoding.service import train_default_seq2seq  # noqa: E402
 from elmo_keras.explorer.dialogue.service import (  # noqa: E402
@@ -59,6 +67,7 @@ from elmo_keras.explorer.model_store import (  # noqa: E402
     SEQ2SEQ_DIR_NAME,
     TAGGER_DIR_NAME,
     TAGLM_DIR_NAME,
+    TRANSFORMER_MODEL_NAME,
     find_model,
     load_model,
 )
@@ -75,7 +84,9 @@ from elmo_keras.explorer.tagging.service import (  # noqa: E402
     train_default_taggers,
 )
 from elmo_keras.explorer.tagging.store import computed_tagging_view  # noqa: E402
-from elmo_keras.models import build_bilm_lm, get_preset, save_model_dir, train_bilm  # noqa: E402
+from elmo_keras.models import build_bilm_lm, get_size, save_model_dir, train_bilm  # noqa: E402
+from elmo_keras.models.bilm.presets import PRESETS  # noqa: E402
+from elmo_keras.models.provenance import experiment_provenance  # noqa: E402
 from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: E402
 
 DEFAULT_OUTPUT = pathlib.Path(__file__).resolve().parents[1] / "elmo_keras" / "data" / "shipped_models"
@@ -84,8 +95,8 @@ LECTURE_PAGE_MODELS = (CLASSIFIERS_DIR_NAME, DIALOGUE_DIR_NAME, GRADIENTS_DIR_NA
 
 
 def build_toy_bilm(output: pathlib.Path) -> None:
-    config = get_preset("toy").replace(training_precision="float32")
-    trained = train_bilm(preset=config, seed=SEED, verbose=0)
+    config = get_size("toy").replace(training_precision="float32")
+    trained = train_bilm(size=config, seed=SEED, verbose=0)
     shipped = build_bilm_lm(config, len(trained.vocabulary))  # the same model, never compiled: no optimizer state
     shipped.build(shipped.bilm.input_ids_shape)
     shipped.set_weights(trained.get_weights())
@@ -102,15 +113,52 @@ def build_toy_bilm(output: pathlib.Path) -> None:
         print(f"toy: held-out sense separation of {word!r} by layer: {[round(float(a), 2) for a in separation]}")
 
 
+def build_transformer_bilm(output: pathlib.Path, lstm_toy: pathlib.Path) -> None:
+    """Train the ``transformer-toy`` biLM and save it (without optimizer state) as ``output``; ``lstm_toy`` is the
+    LSTM ``toy`` model directory whose held-out perplexity is recorded beside the transformer's."""
+    config = PRESETS[TRANSFORMER_SIZE].replace(training_precision="float32", epochs=TRANSFORMER_EPOCHS)
+    started = time.perf_counter()
+    trained = train_bilm(preset=config, seed=SEED, verbose=0)
+    seconds = time.perf_counter() - started
+    shipped = build_bilm_lm(config, len(trained.vocabulary))  # the same model, never compiled: no optimizer state
+    shipped.build(shipped.bilm.input_ids_shape)
+    shipped.set_weights(trained.get_weights())
+    shipped.vocabulary, shipped.config = trained.vocabulary, trained.config
+    lstm = json.loads((lstm_toy / "training.json").read_text(encoding="utf-8"))
+    shipped.training_summary = {
+        **trained.training_summary, "preset": TRANSFORMER_SIZE, "corpus": "built-in polysemy corpus",
+        "built_by": "tools/build_shipped_models.py", "build_seconds": round(seconds, 1),
+        "lstm_toy_heldout": lstm["heldout"], "provenance": experiment_provenance()}
+    save_model_dir(shipped, output)
+    summary = shipped.training_summary
+    print(f"{TRANSFORMER_SIZE}: {seconds:.0f} s, held-out perplexity forward "
+          f"{summary['heldout']['forward_perplexity']:.2f}, backward {summary['heldout']['backward_perplexity']:.2f} "
+          f"(the LSTM toy: {lstm['heldout']['forward_perplexity']:.2f}, {lstm['heldout']['backward_perplexity']:.2f})")
+    corpus = load_polysemy()
+    for word in TARGET_WORDS:
+        separation = sense_separation(word_occurrences(shipped, word, corpus[corpus.word == word]))
+        print(f"{TRANSFORMER_SIZE}: held-out sense separation of {word!r} by layer: "
+              f"{[round(float(a), 2) for a in separation]}")
+
+
+def build_transformer(output: pathlib.Path) -> None:
+    """Rebuild only the ``transformer-toy`` biLM in ``output`` (beside the ``toy`` there)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        build_transformer_bilm(pathlib.Path(scratch) / TRANSFORMER_MODEL_NAME, output / "toy")
+        install(pathlib.Path(scratch) / TRANSFORMER_MODEL_NAME, output / TRANSFORMER_MODEL_NAME)
+
+
 def build(output: pathlib.Path) -> None:
     output.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         scratch = pathlib.Path(scratch)
         build_toy_bilm(scratch / "toy")
+        build_transformer_bilm(scratch / TRANSFORMER_MODEL_NAME, scratch / "toy")
         train_default_seq2seq(scratch, seed=SEED)
         train_default_taggers(scratch, seed=SEED)
         build_lecture_models(scratch)
-        for name in ("toy", SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, *LECTURE_PAGE_MODELS):
+        for name in ("toy", TRANSFORMER_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME,
+                     *LECTURE_PAGE_MODELS):
             install(scratch / name, output / name)
     build_results(output)
 
@@ -185,6 +233,7 @@ if __name__ == "__main__":
     only.add_argument("--lecture-pages-only", action="store_true",
                       help="rebuild only the classification, dialogue and gradients pages' models")
     only.add_argument("--dialogue-only", action="store_true", help="rebuild only the dialogue page's models")
+    only.add_argument("--transformer-only", action="store_true", help="rebuild only the transformer-toy biLM")
     arguments = parser.parse_args()
     if arguments.results_only:
         build_results(arguments.output)
@@ -192,5 +241,7 @@ if __name__ == "__main__":
         build_lecture_pages(arguments.output)
     elif arguments.dialogue_only:
         build_dialogue(arguments.output)
+    elif arguments.transformer_only:
+        build_transformer(arguments.output)
     else:
         build(arguments.output)

@@ -17,7 +17,7 @@ QUICKSTART_CELLS = [
 
 Train a small biLM on the built-in polysemy corpus, watch *bank* split into its two senses layer by layer, mix the
 layers with ELMo's `ScalarMix`, load an original ELMo model, and decode with greedy and beam search.
-Runs on 2 CPU cores in about a minute (`ELMO_KERAS_NOTEBOOK_PRESET=tiny` makes it a few seconds: the test suite
+Runs on 2 CPU cores in about a minute (`ELMO_KERAS_NOTEBOOK_SIZE=tiny` makes it a few seconds: the test suite
 runs it that way)."""),
     ("code", """import os
 
@@ -25,8 +25,8 @@ import numpy as np
 
 import elmo_keras
 
-PRESET = os.environ.get("ELMO_KERAS_NOTEBOOK_PRESET", "toy")
-model = elmo_keras.train_bilm(preset=PRESET, seed=0)  # the built-in corpus, its held-out split for perplexity
+SIZE = os.environ.get("ELMO_KERAS_NOTEBOOK_SIZE", "toy")  # the training size
+model = elmo_keras.train_bilm(size=SIZE, seed=0)    # the built-in corpus, its held-out split for perplexity
 summary = model.training_summary
 heldout, unigram = summary["heldout"]["forward_perplexity"], summary["heldout_unigram_perplexity"]
 print(f"{summary['num_sentences']} sentences, {summary['train_seconds']:.0f} s; "
@@ -49,12 +49,14 @@ elmo_vectors = mix([vectors[j] for j in range(vectors.shape[0])])  # (2 sentence
 print("layer weights", np.round(mix.normalized_weights(), 3), "-> ELMo vectors", tuple(elmo_vectors.shape))"""),
     ("markdown", """## An original ELMo model
 
-`options.json` + `weights.hdf5` load into the same layers and give AllenNLP's numbers. Point `ELMO_OPTIONS` and
-`ELMO_WEIGHTS` at a model (the repository's tests use a tiny one from `../shared/fixtures`)."""),
+`options.json` + `weights.hdf5` load into the same layers and give AllenNLP's numbers, with the one load verb
+`from_preset`, which also takes a released name (`"elmo_small_en"`, `"elmo_transformer_en"`), a URL, a model
+directory or an AllenNLP archive. Point `ELMO_OPTIONS` and `ELMO_WEIGHTS` at a model (the repository's tests use a
+tiny one from `../shared/fixtures`)."""),
     ("code", """options = os.environ.get("ELMO_OPTIONS", "../../shared/fixtures/elmo_bilm_tf/options.json")
 weights = os.environ.get("ELMO_WEIGHTS", "../../shared/fixtures/elmo_bilm_tf/lm_weights.hdf5")
 if os.path.exists(options) and os.path.exists(weights):
-    embedder = elmo_keras.ElmoEmbedder(options, weights)  # stateless: the same vectors in any batch
+    embedder = elmo_keras.ElmoEmbedder.from_preset((options, weights))  # stateless: the same vectors in any batch
     layers = embedder.embed_sentence(["The", "bank", "approved", "the", "loan", "."])
     print("original ELMo:", layers.shape, "(layers, tokens, dim)")
 else:
@@ -68,7 +70,7 @@ PyTorch have no string tensors: there, call the layers on a batch instead, `elmo
     ("code", """if os.path.exists(options) and os.path.exists(weights):
     import keras
 
-    elmo = elmo_keras.load_pretrained_elmo(options, weights, num_output_representations=1, dropout=0.0)
+    elmo = elmo_keras.Elmo.from_preset((options, weights), num_output_representations=1, dropout=0.0)
     tokens = keras.Input(shape=(None,), dtype="string")
     text_model = keras.Model(tokens, elmo(elmo_keras.ElmoCharacterIds()(tokens))["elmo_representations"][0])
     batch = [["The", "bank", "closed"], ["Hello", "world", ""]]
@@ -115,7 +117,7 @@ for step in steps:
 print("max pool (value, position):", max_pool([step.value for step in steps]))
 
 # a CNN with filters of heights 2, 3, 4 (the page's small settings: a few seconds)
-cnn = train_text_classifier("cnn", seed=0, epochs=6, batch_size=64, filters_per_height=8)
+cnn = train_text_classifier(kind="cnn", seed=0, epochs=6, batch_size=64, filters_per_height=8)
 print("held-out accuracy:", evaluate_classifier(cnn)["accuracy"])
 sentences = ["this movie is not good .", "this movie is good , not bad ."]
 print(cnn.class_names, class_probabilities(cnn, sentences).round(3))

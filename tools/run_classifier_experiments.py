@@ -66,7 +66,8 @@ def run(seeds, progress) -> list[dict]:
         for condition, (train_sentences, train_labels, overrides) in conditions.items():
             for kind in KINDS:
                 progress(f"{kind}, {condition}, seed {seed}")
-                model = train_text_classifier(kind, train_sentences, train_labels, names, seed=seed, **overrides)
+                model = train_text_classifier(train_sentences, train_labels, kind=kind, class_names=names, seed=seed,
+                                              **overrides)
                 scores = evaluate_classifier(model)
                 rows.append({"model": kind, "condition": condition, "seed": seed, "accuracy": scores["accuracy"],
                              "by_pattern": scores["by_pattern"],

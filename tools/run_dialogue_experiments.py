@@ -81,7 +81,7 @@ def run_seed(seed: int, contexts, references, only=None) -> dict:
     "kl_curves": {run: [per epoch]}, ...}``."""
     results, curves, reconstruction, optimizer = {}, {}, {}, None
     for name, settings in ({} if only else HRED_RUNS).items():
-        hred = train_dialogue_model("hred", seed=seed, **TRAINING, **settings)
+        hred = train_dialogue_model(kind="hred", seed=seed, **TRAINING, **settings)
         optimizer = type(hred.optimizer).__name__
         scores = evaluate_dialogue_model(hred)
         results[f"{name}: greedy"] = {
@@ -95,7 +95,7 @@ def run_seed(seed: int, contexts, references, only=None) -> dict:
     for name, settings in VHRED_RUNS.items():
         if only and name not in only:
             continue
-        vhred = train_dialogue_model("vhred", seed=seed, **TRAINING, **settings)
+        vhred = train_dialogue_model(kind="vhred", seed=seed, **TRAINING, **settings)
         optimizer = type(vhred.optimizer).__name__
         scores = evaluate_dialogue_model(vhred, seed=seed)
         results[f"{name}: z samples"] = {

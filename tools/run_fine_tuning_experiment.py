@@ -57,7 +57,7 @@ def run(condition: str, seed: int, epochs: int, softmax_epochs: int, model_dir: 
     started = time.perf_counter()
     if condition == "from scratch":
         config = config_from_options(ElmoOptions.load(options_file), epochs=epochs, dropout=0.0, lowercase=False)
-        model = train_bilm(train, preset=config, vocabulary=Vocabulary.from_corpus(train), **common)
+        model = train_bilm(train, size=config, vocabulary=Vocabulary.from_corpus(train), **common)
     else:
         phases = {"softmax only": dict(softmax_epochs=epochs, epochs=0),
                   "fine-tune, softmax first": dict(softmax_epochs=softmax_epochs, epochs=epochs - softmax_epochs),

@@ -10,7 +10,7 @@ the same vocabulary:
   (``data.streaming.StreamingCorpus``), never loaded whole; the vocabulary comes from one streaming pass
   (``--min-count``, ``--max-vocab``) unless ``--vocab`` gives a bilm-tf vocabulary file.
 
-Either way a line over ``--max-sentence-tokens`` (the preset's, 200) is split into consecutive training sentences,
+Either way a line over ``--max-sentence-tokens`` (the size's, 200) is split into consecutive training sentences,
 and a ``--vocab`` leaving over 10 % of the corpus's tokens unknown is warned about (all of them: refused), each
 said in one ``warning:`` (``error:``) line (``models.bilm.training_data``).
 """
@@ -29,7 +29,7 @@ from elmo_keras.cli.devices import add_devices_argument, split_cpu_devices
 from elmo_keras.cli.embed import check_batch_size_argument
 from elmo_keras.cli.stopping import EXIT_OK, Terminated, raise_if_stopped
 from elmo_keras.data.corpus_files import corpus_paths, file_sentences
-from elmo_keras.models.bilm.presets import LARGE_PRESETS, OPTIMIZERS, PRESETS, get_preset
+from elmo_keras.models.bilm.presets import LARGE_SIZES, OPTIMIZERS, SIZES, get_size
 from elmo_keras.models.bilm.training_sizes import check_cpu_device_count, check_negative_samples, check_replicas
 from elmo_keras.safe_files import is_inside, refuse_directory_holding
 from elmo_keras.text.vocabulary_files import VocabularyFileError, read_bilm_vocabulary
@@ -49,18 +49,20 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-count", type=int, default=1, metavar="N",
                         help="keep corpus tokens seen at least N times (default 1)")
     parser.add_argument("--max-vocab", type=int, metavar="N", help="keep the N most frequent corpus tokens")
-    parser.add_argument("--preset", default="toy", choices=sorted(PRESETS) + sorted(LARGE_PRESETS),
-                        help="model size (default: toy; bilm-tf: the original ELMo's published settings)")
-    parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the preset's)")
-    parser.add_argument("--learning-rate", type=float, metavar="LR", help="learning rate (default: the preset's)")
-    parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the preset's)")
+    parser.add_argument("--size", "--preset", dest="size", default="toy",
+                        choices=sorted(SIZES) + sorted(LARGE_SIZES),
+                        help="training size (default: toy; bilm-tf: the original ELMo's published settings); "
+                             "--preset is its alias from rounds 1-3")
+    parser.add_argument("--epochs", type=int, metavar="N", help="training epochs (default: the size's)")
+    parser.add_argument("--learning-rate", type=float, metavar="LR", help="learning rate (default: the size's)")
+    parser.add_argument("--batch-size", type=int, metavar="N", help="sentences per batch (default: the size's)")
     parser.add_argument("--max-sentence-tokens", type=int, metavar="N",
                         help="split longer corpus lines into consecutive training sentences of at most N tokens, "
-                             "which bounds each batch's work to batch size x (N + 2) steps (default: the preset's, "
+                             "which bounds each batch's work to batch size x (N + 2) steps (default: the size's, "
                              "200; a warning says how many lines were split)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--negative-samples", type=int, metavar="N",
-                        help="train with a sampled softmax over N negatives (default: the preset's; full softmax)")
+                        help="train with a sampled softmax over N negatives (default: the size's; full softmax)")
     parser.add_argument("--optimizer", choices=OPTIMIZERS,
                         help="adam (default: every weight moves every step), lazy_adam (Adam on the embedding and "
                              "sampled-softmax rows a step touched only) or adagrad (bilm-tf's, touched rows only; "
@@ -107,13 +109,13 @@ def check_train_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 def check_size_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """``--negative-samples`` and ``--devices`` against what they can mean and what fits, before any work
-    (``models.bilm.training_sizes``; the batch is ``--batch-size`` or the preset's). ``train_bilm`` checks the negatives
+    (``models.bilm.training_sizes``; the batch is ``--batch-size`` or the size's). ``train_bilm`` checks the negatives
     against the vocabulary size once it is known."""
-    preset = get_preset(args.preset)
-    batch = args.batch_size or preset.batch_size
-    name, origin = ("--batch-size", "") if args.batch_size else ("batch size", f"the {args.preset} preset's")
+    size = get_size(args.size)
+    batch = args.batch_size or size.batch_size
+    name, origin = ("--batch-size", "") if args.batch_size else ("batch size", f"the {args.size} size's")
     try:
-        check_negative_samples(args.negative_samples, preset.token_dim, batch, name="--negative-samples")
+        check_negative_samples(args.negative_samples, size.token_dim, batch, name="--negative-samples")
         if args.devices is not None:
             check_cpu_device_count(args.devices, "--devices")
             check_replicas(args.devices, batch, f"--devices {args.devices:,}", origin, name)
@@ -184,13 +186,13 @@ def check_model_dir_output(path: str, corpus: str | list[str] | None = None,
 
 
 def read_vocabulary_argument(args: argparse.Namespace):
-    """The ``Vocabulary`` of the bilm-tf vocabulary file ``--vocab``, read with the preset's lowercasing.
+    """The ``Vocabulary`` of the bilm-tf vocabulary file ``--vocab``, read with the size's lowercasing.
 
     Raises:
-        VocabularyFileError: the file is malformed, lacks ``<S>``/``</S>``/``<UNK>``, or has capitals while the preset
-            lowercases words (the file's message, then what to do about the preset).
+        VocabularyFileError: the file is malformed, lacks ``<S>``/``</S>``/``<UNK>``, or has capitals while the size
+            lowercases words (the file's message, then what to do about the size).
     """
-    lowercase = get_preset(args.preset).lowercase
+    lowercase = get_size(args.size).lowercase
     try:
         return read_bilm_vocabulary(args.vocab, lowercase=lowercase, require_special_tokens=True)
     except VocabularyFileError as error:
@@ -198,8 +200,8 @@ def read_vocabulary_argument(args: argparse.Namespace):
             raise
         # read keeping case: a file with another fault raises that here; else its capitals were the fault
         read_bilm_vocabulary(args.vocab, lowercase=False, require_special_tokens=True)
-        raise VocabularyFileError(f"{error}; --preset {args.preset} lowercases words: write the vocabulary from a "
-                                  "lowercased corpus (StreamingCorpus(..., lowercase=True)), or use --preset bilm-tf, "
+        raise VocabularyFileError(f"{error}; --size {args.size} lowercases words: write the vocabulary from a "
+                                  "lowercased corpus (StreamingCorpus(..., lowercase=True)), or use --size bilm-tf, "
                                   "which keeps case") from None
 
 
@@ -229,7 +231,7 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings():  # restores showwarning
             warnings.showwarning = _one_line_training_data_warnings(warnings.showwarning)
-            model = train_bilm(corpus, preset=args.preset, epochs=args.epochs, seed=args.seed, callbacks=[report],
+            model = train_bilm(corpus, size=args.size, epochs=args.epochs, seed=args.seed, callbacks=[report],
                                learning_rate=args.learning_rate, batch_size=args.batch_size, vocabulary=vocabulary,
                                min_count=args.min_count, max_size=args.max_vocab,
                                n_negative_samples=args.negative_samples, max_sentence_tokens=args.max_sentence_tokens,

@@ -26,7 +26,7 @@ from elmo_keras.explorer.model_store import (
     validate_model_name,
 )
 from elmo_keras.explorer.state import BUILT_IN
-from elmo_keras.models.bilm.presets import PRESETS, get_preset
+from elmo_keras.models.bilm.presets import SIZES, get_size
 
 Progress = Callable[[int, dict], None]
 DIRECTIONS = ("forward", "backward")
@@ -34,7 +34,7 @@ DIRECTIONS = ("forward", "backward")
 
 def preset_names() -> list[str]:
     """The biLM presets a user can train from the explorer, in ``PRESETS`` order."""
-    return list(PRESETS)
+    return list(SIZES)
 
 
 @dataclass(frozen=True)
@@ -57,14 +57,14 @@ class TrainingSettings:
     seed: int = 0
 
     def __post_init__(self):
-        get_preset(self.preset)  # raises ValueError naming the unknown preset
+        get_size(self.preset)  # raises ValueError naming the unknown size
         check_int(self.epochs, "epochs")
         check_finite_positive(self.learning_rate, "learning_rate")
 
     @classmethod
     def for_preset(cls, preset: str, seed: int = 0) -> "TrainingSettings":
         """The preset's own epochs and learning rate."""
-        config = get_preset(preset)
+        config = get_size(preset)
         return cls(preset, int(config.epochs), float(config.learning_rate), int(seed))
 
 
@@ -143,7 +143,7 @@ def train_on_corpus(corpus: pd.DataFrame, settings: TrainingSettings, progress: 
     from elmo_keras.models.bilm.training import train_bilm
 
     return train_bilm(
-        corpus=train, heldout=heldout or None, preset=settings.preset, epochs=settings.epochs,
+        corpus=train, heldout=heldout or None, size=settings.preset, epochs=settings.epochs,
         learning_rate=settings.learning_rate, seed=settings.seed, callbacks=[progress] if progress else None,
     )
 

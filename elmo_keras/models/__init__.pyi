@@ -5,7 +5,7 @@ from elmo_keras.models.bilm.directory import load_bilm
 from elmo_keras.models.bilm.distribution import adapt_to_multi_worker, configure_cpu_devices, distribution_scope
 from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.bilm.language_model import BiLanguageModel, Perplexity, build_bilm_lm
-from elmo_keras.models.bilm.presets import PRESETS, BiLMConfig, get_preset
+from elmo_keras.models.bilm.presets import LARGE_SIZES, PRESETS, SIZES, BiLMConfig, get_preset, get_size
 from elmo_keras.models.bilm.sampled_softmax import (
     log_uniform_log_probabilities,
     sample_candidates,

@@ -156,7 +156,7 @@ def bilm_of(model) -> BiLM:
     if bilm.token_input != "char":
         raise ValueError(
             "this biLM reads word ids (a WordEmbedding token encoder), but the original ELMo format describes a "
-            "character CNN only; train a character-level model (token_input='char', e.g. the 'char-toy' preset) "
+            "character CNN only; train a character-level model (token_input='char', e.g. the 'char-toy' size) "
             "to export it"
         )
     if not bilm.built:
@@ -267,7 +267,7 @@ def export_pretrained(model, options_file: str | os.PathLike, weight_file: str |
 
     Args:
         model: a built character-level ``BiLM``, or a ``BiLanguageModel`` over one (e.g. from
-            ``fine_tune_pretrained`` or ``train_bilm(preset="char-toy")``).
+            ``fine_tune_pretrained`` or ``train_bilm(size="char-toy")``).
         options_file: where to write ``options.json``.
         weight_file: where to write the HDF5 weights (``char_embed``, ``CNN*``, ``RNN_*``; see
             ``elmo_keras.pretrained.weights``).

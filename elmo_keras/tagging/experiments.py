@@ -65,7 +65,7 @@ def train_domain_bilm(settings: dict | None = None):
     """
 
     settings = {**BILM_SETTINGS, **(settings or {})}
-    return train_bilm(tagging_unlabelled_sentences(), preset=settings["preset"], epochs=settings["epochs"],
+    return train_bilm(tagging_unlabelled_sentences(), size=settings["preset"], epochs=settings["epochs"],
                       seed=settings["seed"])
 
 

@@ -113,7 +113,7 @@ def train_default_classifiers(models_dir: str | os.PathLike, progress: Progress 
         for step, kind in enumerate(KINDS):
             if progress is not None:
                 progress(step, MODEL_TITLES[kind])
-            save_classifier(train_text_classifier(kind, seed=seed, **settings.get(kind, {})), staging / kind)
+            save_classifier(train_text_classifier(kind=kind, seed=seed, **settings.get(kind, {})), staging / kind)
         if progress is not None:
             progress(len(KINDS), "done")
         replace_directory(staging, target)

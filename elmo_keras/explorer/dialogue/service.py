@@ -127,7 +127,7 @@ def train_default_dialogue_models(models_dir: str | os.PathLike, progress: Progr
         if progress is not None:
             progress(step, MODEL_LABELS[name])
         settings = {**PAGE_TRAINING, **settings, **(vhred_settings if kind == "vhred" else {}), **overrides}
-        save_dialogue_model(train_dialogue_model(kind, seed=seed, **settings), dialogue_dir(models_dir) / name)
+        save_dialogue_model(train_dialogue_model(kind=kind, seed=seed, **settings), dialogue_dir(models_dir) / name)
     if progress is not None:
         progress(len(KINDS), "done")
     return dialogue_model_paths(models_dir)

@@ -102,7 +102,7 @@ def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | No
             progress(step, TRAINING_STEPS[step] if step < len(TRAINING_STEPS) else "done")
 
     report(0)
-    bilm = train_bilm(tagging_unlabelled_sentences(), preset="tiny", epochs=bilm_epochs, seed=seed,
+    bilm = train_bilm(tagging_unlabelled_sentences(), size="tiny", epochs=bilm_epochs, seed=seed,
                       batch_size=2 * BATCH_SIZE)
     report(1)
     tagger = train_multitask_tagger({"pos": pos_examples("train"), "frame": frame_examples("train")},

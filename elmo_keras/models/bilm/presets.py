@@ -1,4 +1,9 @@
-"""biLM configurations (presets); ``models.bilm.language_model.build_bilm_lm`` builds a ``BiLanguageModel`` from one.
+"""biLM configurations and the named training sizes (``SIZES``: ``"toy"``, ``"char-toy"``, ``"tiny"``, …);
+``models.bilm.language_model.build_bilm_lm`` builds a ``BiLanguageModel`` from one.
+
+"Size" is the word for these training configurations; "preset" means a released or saved model to load
+(``from_preset``, ``pretrained.presets``). ``PRESETS``, ``LARGE_PRESETS`` and ``get_preset`` are aliases of
+``SIZES``, ``LARGE_SIZES`` and ``get_size``, kept because rounds 1–3 published them.
 
 No Keras here: the explorer lists and describes saved models from their configurations before loading any."""
 
@@ -198,7 +203,7 @@ class BiLMConfig(DictConfig):
         return data
 
 
-PRESETS = {
+SIZES = {
     # A word-level PyTorch biLM's classic sizes: word embedding 128, 2 layers, 256 hidden units per direction.
     # The embedding is projected to 256 so that layer 0 = [x; x] is as wide as the LSTM layers.
     # "auto": mixed bfloat16 only where it measures faster on this machine. The senses split either way (seed 0,
@@ -216,8 +221,8 @@ PRESETS = {
                                   learning_rate=4e-3),
 }
 
-# Sizes too large to train on a laptop, for the command line and notebooks only (the explorer offers ``PRESETS``).
-LARGE_PRESETS = {
+# Sizes too large to train on a laptop, for the command line and notebooks only (the explorer offers ``SIZES``).
+LARGE_SIZES = {
     # bilm-tf's published settings for the original ELMo (its README and bin/train_elmo.py): character CNN with
     # 2,048 filters, 2 highway layers, 2 LSTM layers of 4,096 cells projected to 512, clipping at 3, residual
     # connections, dropout 0.1, 8,192 sampled negatives, 10 epochs, 128 sentences per device (the batch here is
@@ -234,23 +239,31 @@ LARGE_PRESETS = {
 }
 
 
-def get_preset(preset: str | BiLMConfig | dict) -> BiLMConfig:
-    """A ``BiLMConfig`` from a preset name (a key of ``PRESETS`` or ``LARGE_PRESETS``), a config (returned as is), or
-    a config dict.
+PRESETS, LARGE_PRESETS = SIZES, LARGE_SIZES  # the names of rounds 1–3, kept as aliases
+
+
+def get_size(size: str | BiLMConfig | dict) -> BiLMConfig:
+    """A ``BiLMConfig`` from a training size's name (a key of ``SIZES`` or ``LARGE_SIZES``), a config (returned as
+    is), or a config dict.
 
     Raises:
-        ValueError: an unknown preset name, or a dict with unknown fields or bad values.
+        ValueError: an unknown size, or a dict with unknown fields or bad values.
     """
-    if isinstance(preset, BiLMConfig):
-        return preset
-    if isinstance(preset, dict):
-        return BiLMConfig.from_dict(preset)
-    if preset in LARGE_PRESETS:
-        return LARGE_PRESETS[preset]
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS) + sorted(LARGE_PRESETS)} or pass "
+    if isinstance(size, BiLMConfig):
+        return size
+    if isinstance(size, dict):
+        return BiLMConfig.from_dict(size)
+    if size in LARGE_SIZES:
+        return LARGE_SIZES[size]
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}; choose one of {sorted(SIZES) + sorted(LARGE_SIZES)} or pass "
                          "a BiLMConfig")
-    return PRESETS[preset]
+    return SIZES[size]
+
+
+def get_preset(preset: str | BiLMConfig | dict) -> BiLMConfig:
+    """Alias of ``get_size``, kept because rounds 1–3 published it."""
+    return get_size(preset)
 
 
 def check_fits_in_memory(config: BiLMConfig, vocab_size: int) -> None:

@@ -19,7 +19,7 @@ from elmo_keras.models.bilm.distribution import adapt_to_multi_worker, distribut
 from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.bilm.language_model import BiLanguageModel, build_bilm_lm
 from elmo_keras.models.bilm.precision import resolve_training_precision
-from elmo_keras.models.bilm.presets import BiLMConfig, check_fits_in_memory, get_preset
+from elmo_keras.models.bilm.presets import BiLMConfig, check_fits_in_memory, get_size
 from elmo_keras.models.bilm.training_data import InMemoryData, fit_from_step, prepare_training_data, training_sentences
 from elmo_keras.models.bilm.training_sizes import check_training_sizes
 from elmo_keras.models.callbacks import (
@@ -37,7 +37,8 @@ from elmo_keras.text.vocabulary import Vocabulary
 
 def train_bilm(
     corpus=None,
-    preset: str | BiLMConfig | dict = "toy",
+    *,
+    size: str | BiLMConfig | dict = "toy",
     epochs: int | None = None,
     seed: int = 0,
     callbacks: Sequence[keras.callbacks.Callback | ProgressCallback] | None = None,
@@ -46,7 +47,6 @@ def train_bilm(
     learning_rate: float | None = None,
     batch_size: int | None = None,
     verbose: int = 0,
-    *,
     min_count: int = 1,
     max_size: int | None = None,
     n_negative_samples: int | None = None,
@@ -56,6 +56,7 @@ def train_bilm(
     checkpoint_dir=None,
     checkpoint_every: int | None = None,
     resume: bool = False,
+    preset: str | BiLMConfig | dict | None = None,
 ) -> BiLanguageModel:
     """Train a ``BiLanguageModel`` from scratch, deterministically for a given ``seed``; resumable from checkpoints.
 
@@ -64,11 +65,12 @@ def train_bilm(
             (``data.streaming.StreamingCorpus``): a str path or glob (``"shards/*.txt.gz"``), an ``os.PathLike``,
             or a list of ``os.PathLike`` (a list of str is sentences). Default: the polysemy corpus's training
             split.
-        preset: ``"toy"``, ``"char-toy"``, ``"tiny"``, a ``BiLMConfig`` or its dict.
-        epochs, learning_rate, batch_size, n_negative_samples, max_sentence_tokens, optimizer: override the preset's
-            fields (None: the preset's). ``optimizer``: ``"adam"``, ``"lazy_adam"`` or ``"adagrad"`` (``BiLMConfig``;
+        size: the training size, ``"toy"``, ``"char-toy"``, ``"tiny"`` (``models.bilm.presets.SIZES``), a
+            ``BiLMConfig`` or its dict. Defaults to ``"toy"``. Every option after ``corpus`` is keyword-only.
+        epochs, learning_rate, batch_size, n_negative_samples, max_sentence_tokens, optimizer: override the size's
+            fields (None: the size's). ``optimizer``: ``"adam"``, ``"lazy_adam"`` or ``"adagrad"`` (``BiLMConfig``;
             the last two update only the rows of the embedding and sampled softmax that a step touched). A sentence
-            of ``corpus`` or ``heldout`` longer than ``max_sentence_tokens`` (200 in every preset) is split into
+            of ``corpus`` or ``heldout`` longer than ``max_sentence_tokens`` (200 in every size) is split into
             consecutive pieces trained as sentences, with a ``TrainingDataWarning`` (``models.bilm.training_data``):
             the work per batch is bounded by ``batch_size × (max_sentence_tokens + 2)``.
             A ``batch_size`` larger than the corpus is capped at the corpus size (``model.config.batch_size`` is
@@ -79,7 +81,7 @@ def train_bilm(
         heldout: sentences to report held-out perplexity on; default: the polysemy held-out split when
             ``corpus`` is None, else none.
         vocabulary: a fixed vocabulary (e.g. ``text.vocabulary_files``' bilm-tf file); default: built from
-            ``corpus`` (lowercased per the preset; one streaming pass for files) with ``min_count`` (default 1)
+            ``corpus`` (lowercased per the size; one streaming pass for files) with ``min_count`` (default 1)
             and ``max_size`` (default None: all).
         verbose: Keras ``fit`` verbosity (0: silent). Defaults to 0.
         strategy: None (one device), ``"mirrored"``, ``"data-parallel"`` or a ``tf.distribute.Strategy``
@@ -92,6 +94,7 @@ def train_bilm(
         resume: bool, continue from ``checkpoint_dir``'s newest intact checkpoint (the same corpus, settings and
             seed are required): the result equals an uninterrupted run's. Without a checkpoint the run starts
             from scratch (``training_summary["checkpoints"]["note"]`` says so). Defaults to False.
+        preset: alias of ``size`` (the keyword of rounds 1–3, kept for their scripts). Defaults to None.
 
     Returns:
         The trained model (float32 whatever ``training_precision``), with ``model.vocabulary``, ``model.config``
@@ -102,7 +105,7 @@ def train_bilm(
         TypeError: ``corpus`` or ``heldout`` is a single str that names no file, or holds a sentence that is not
             a str or a list of str tokens, or ``callbacks`` is not a list of callbacks/functions (checked before
             training starts).
-        ValueError: an empty sentence, an empty corpus, a bad preset or override (non-finite numbers and
+        ValueError: an empty sentence, an empty corpus, a bad size or override (non-finite numbers and
             batch sizes above ``limits.MAX_BATCH_SIZE`` included), a batch size that the replicas do not divide,
             an ``n_negative_samples`` not below the vocabulary size or too large for memory (each checked before
             any work: ``models.bilm.training_sizes``),
@@ -112,7 +115,9 @@ def train_bilm(
             different run (naming what differs).
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
-    config = get_preset(preset)
+    if preset is not None:  # the keyword of rounds 1–3, kept as an alias of size
+        size = preset
+    config = get_size(size)
     overrides = {k: v for k, v in (("epochs", epochs), ("learning_rate", learning_rate), ("batch_size", batch_size),
                                    ("n_negative_samples", n_negative_samples),
                                    ("max_sentence_tokens", max_sentence_tokens), ("optimizer", optimizer))
@@ -120,7 +125,7 @@ def train_bilm(
     config = config.replace(**overrides)
     keras_callbacks = as_keras_callbacks(callbacks)
     check_checkpoint_arguments(checkpoint_dir, checkpoint_every, resume, corpus)
-    replicas, origin = replica_count(strategy), ("" if batch_size is not None else "the preset's")
+    replicas, origin = replica_count(strategy), ("" if batch_size is not None else "the size's")
     check_training_sizes(config, replicas, vocabulary and len(vocabulary), strategy, origin)  # before any work
     if corpus is None:
         corpus = polysemy_sentences("train")

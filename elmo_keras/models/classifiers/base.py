@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from elmo_keras._quiet import keras
 from elmo_keras.argument_checks import check_int, check_rate
+from elmo_keras.models.classifiers.config import ClassifierConfig
+from elmo_keras.models.model_directory import ModelDirectory
 from elmo_keras.text.vocabulary import PAD_ID
 
 POOLINGS = ("last", "mean", "max")
-CELLS = ("lstm", "gru")
 
 
-class TextClassifier(keras.Model):
+class TextClassifier(ModelDirectory, keras.Model):
     """Base of ``CNNTextClassifier`` and ``RNNTextClassifier``: ``softmax(W · dropout(sentence_vector) + b)``.
 
     Subclasses build their feature extractor and implement ``sentence_vectors(ids, training)`` → `(batch,
@@ -29,6 +30,8 @@ class TextClassifier(keras.Model):
         ValueError: a size that is not a positive int, fewer than 2 classes, ``dropout`` outside ``[0, 1)``,
             ``pad_id`` outside ``[0, vocab_size)``, or ``class_names`` not ``num_classes`` distinct strings.
     """
+
+    directory_config = ClassifierConfig  # model.save(directory) / TextClassifier.from_preset(directory)
 
     def __init__(self, vocab_size, num_classes, embedding_dim, dropout, pad_id=PAD_ID, class_names=None, **kwargs):
         super().__init__(**kwargs)

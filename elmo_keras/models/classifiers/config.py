@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.classifiers.base import CELLS
 
 KINDS = ("cnn", "rnn-last", "rnn-pooled")
+CELLS = ("lstm", "gru")  # the recurrent cells of the RNN classifier
 POOLED_WITH = ("max", "mean")
 
 

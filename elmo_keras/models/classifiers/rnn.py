@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int
-from elmo_keras.models.classifiers.base import CELLS, POOLINGS, TextClassifier
+from elmo_keras.models.classifiers.base import POOLINGS, TextClassifier
+from elmo_keras.models.classifiers.config import CELLS
 from elmo_keras.text.vocabulary import PAD_ID
 
 

@@ -20,17 +20,17 @@ def build_classifier(config: ClassifierConfig, vocab_size: int, class_names) -> 
     return model_class(vocab_size, len(class_names), class_names=tuple(class_names), **config.model_kwargs())
 
 
-def train_text_classifier(kind: str | None = None, sentences=None, labels=None, class_names=None,
+def train_text_classifier(sentences=None, labels=None, *, kind: str | None = None, class_names=None,
                           config: ClassifierConfig | dict | None = None, seed: int = 0, vocabulary=None,
                           callbacks=None, verbose: int = 0, **overrides):
     """Train a text classifier from scratch, deterministically for a given ``seed``.
 
     Args:
-        kind: ``"cnn"``, ``"rnn-last"`` or ``"rnn-pooled"``; overrides ``config.kind``. Defaults to None (the
-            config's, ``"cnn"``).
         sentences: sentences (strings or token lists) of at most ``MAX_CLASSIFIER_TOKENS`` tokens; default: the toy
             sentiment corpus's training split.
-        labels: one label (str) per sentence; required with ``sentences``.
+        labels: one label (str) per sentence; required with ``sentences``. Every option after it is keyword-only.
+        kind: ``"cnn"``, ``"rnn-last"`` or ``"rnn-pooled"``; overrides ``config.kind``. Defaults to None (the
+            config's, ``"cnn"``).
         class_names: the classes in id order. Defaults to None (the toy corpus's, else the sorted labels).
         config: a ``ClassifierConfig`` (or its dict). Defaults to None (``ClassifierConfig()``).
         seed: int, seeds Python, NumPy and the backend (weights, dropout and shuffling). Defaults to 0.
@@ -48,6 +48,9 @@ def train_text_classifier(kind: str | None = None, sentences=None, labels=None, 
             or of another length, a label outside ``class_names``, or a bad config field; all before any work.
         TypeError: a sentence that is neither a str nor a list of str tokens (named by its index).
     """
+    if isinstance(sentences, str) and sentences in ("cnn", "rnn-last", "rnn-pooled"):
+        raise TypeError(f"the kind is keyword-only, the data comes first: train_text_classifier(sentences, labels, "
+                        f"kind={sentences!r}) (received {sentences!r} where the sentences go)")
     config = config if isinstance(config, ClassifierConfig) else ClassifierConfig.from_dict(config or {})
     config = config.replace(**overrides, **({"kind": kind} if kind is not None else {}))
     if sentences is None:

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from elmo_keras.argument_checks import check_finite_positive, check_int, check_non_negative, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.dialogue.hred import CELLS
 
 KINDS = ("hred", "vhred")
 HRED_FIELDS = ("embedding_dim", "utterance_units", "context_units", "decoder_units", "cell", "word_dropout",
                "last_turn_only", "feed_context")
 VHRED_FIELDS = ("latent_dim", "latent_hidden", "kl_annealing_steps", "bow_weight", "free_bits")
+
+CELLS = ("gru", "lstm")  # the recurrent cells of HRED and VHRED
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,10 @@ from __future__ import annotations
 from elmo_keras._quiet import keras, ops
 from elmo_keras.argument_checks import check_int, check_rate
 from elmo_keras.decoding.prefix_scorer import PrefixScorer, emittable_log_probs, log_probs_after_prefixes
+from elmo_keras.models.dialogue.config import CELLS, DialogueConfig
 from elmo_keras.models.dialogue.encoding import check_history_ids
+from elmo_keras.models.model_directory import ModelDirectory
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID, UNK_ID
-
-CELLS = ("gru", "lstm")
 
 
 def response_cross_entropy(targets, logits, pad_id: int):
@@ -52,7 +52,7 @@ def response_cross_entropy(targets, logits, pad_id: int):
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
-class HRED(keras.Model):
+class HRED(ModelDirectory, keras.Model):
     """Hierarchical recurrent encoder-decoder: utterance encoder → context RNN → decoder.
 
     Args:
@@ -92,6 +92,8 @@ class HRED(keras.Model):
         >>> tuple(model({"history": history, "response_in": np.array([[2, 9, 4]])}).shape)
         (1, 3, 20)
     """
+
+    directory_config = DialogueConfig  # model.save(directory) / HRED.from_preset(directory) (VHRED too)
 
     def __init__(self, vocab_size, embedding_dim=32, utterance_units=64, context_units=64, decoder_units=64,
                  cell="gru", word_dropout=0.0, seed=0, last_turn_only=False, feed_context=False,

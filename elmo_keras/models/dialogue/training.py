@@ -22,15 +22,15 @@ def dialogue_vocabulary(examples) -> Vocabulary:
                                    for history, response in checked_dialogues(examples)], lowercase=True)
 
 
-def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConfig | dict | None = None,
+def train_dialogue_model(examples=None, *, kind: str = "hred", config: DialogueConfig | dict | None = None,
                          seed: int = 0, vocabulary=None, callbacks=None, verbose: int = 0, **overrides) -> HRED:
     """Train an ``HRED`` or a ``VHRED`` from scratch, deterministically for a given ``seed``.
 
     Args:
-        kind: ``"hred"`` or ``"vhred"`` (overrides ``config.kind``).
         examples: ``[(history turns, response)]`` (word lists or strings), at most ``MAX_HISTORY_TURNS`` turns
             and ``MAX_UTTERANCE_TOKENS`` words per turn or response (checked first); default: the toy corpus's
-            ``train`` split (``elmo_keras.data.dialogue``).
+            ``train`` split (``elmo_keras.data.dialogue``). Every option after it is keyword-only.
+        kind: ``"hred"`` or ``"vhred"`` (overrides ``config.kind``). Defaults to ``"hred"``.
         config: a ``DialogueConfig`` (or its dict). Defaults to None (``DialogueConfig()``).
         seed: int, seeds Python, NumPy and the backend (weights, shuffling, word dropout, ``ε``). Defaults to 0.
         vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``examples``).
@@ -46,6 +46,9 @@ def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConf
             (named, with its length and the limit), or a bad config field.
         TrainingDivergedError (a ValueError): the loss or the weights became NaN or infinite.
     """
+    if isinstance(examples, str) and examples in MODEL_CLASSES:
+        raise TypeError(f"the kind is keyword-only, the data comes first: train_dialogue_model(examples, "
+                        f"kind={examples!r}) (received {examples!r} where the examples go)")
     config = config if isinstance(config, DialogueConfig) else DialogueConfig.from_dict(config or {})
     config = config.replace(kind=kind, **overrides)
     if examples is None:
@@ -64,10 +67,10 @@ def train_dialogue_model(kind: str = "hred", examples=None, config: DialogueConf
 
 
 def train_hred(examples=None, **kwargs) -> HRED:
-    """``train_dialogue_model("hred", examples, **kwargs)``."""
-    return train_dialogue_model("hred", examples, **kwargs)
+    """``train_dialogue_model(examples, kind="hred", **kwargs)``."""
+    return train_dialogue_model(examples, kind="hred", **kwargs)
 
 
 def train_vhred(examples=None, **kwargs) -> VHRED:
-    """``train_dialogue_model("vhred", examples, **kwargs)``."""
-    return train_dialogue_model("vhred", examples, **kwargs)
+    """``train_dialogue_model(examples, kind="vhred", **kwargs)``."""
+    return train_dialogue_model(examples, kind="vhred", **kwargs)

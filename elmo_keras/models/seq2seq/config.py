@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
 from elmo_keras.config_dicts import DictConfig
 from elmo_keras.limits import check_batch_size
-from elmo_keras.models.seq2seq.model import CELLS
+
+CELLS = ("gru", "lstm")  # the recurrent cells Seq2Seq offers
 
 
 @dataclass(frozen=True)

@@ -27,15 +27,16 @@ from elmo_keras.decoding.prefix_scorer import (
     log_probs_after_prefixes,
 )
 from elmo_keras.limits import check_length
+from elmo_keras.models.model_directory import ModelDirectory
+from elmo_keras.models.seq2seq.config import CELLS, Seq2SeqConfig
 from elmo_keras.models.seq2seq.encoding import MAX_SEQ2SEQ_TOKENS
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, PAD_ID
 
-CELLS = ("gru", "lstm")
 SCORE_TOKENS_PER_CALL = 2**16  # step_log_probs reads prefixes (with their sources) in pieces of at most this many
 
 
 @keras.saving.register_keras_serializable(package="elmo_keras")
-class Seq2Seq(keras.Model):
+class Seq2Seq(ModelDirectory, keras.Model):
     """RNN encoder-decoder whose decoder starts from the encoder's last state ``φ``.
 
     Args:
@@ -75,6 +76,9 @@ class Seq2Seq(keras.Model):
         >>> tuple(logits.shape)
         (1, 3, 20)
     """
+
+    directory_config = Seq2SeqConfig  # model.save(directory) / Seq2Seq.from_preset(directory)
+    directory_compile = True  # restores the optimizer state, as load_seq2seq always did
 
     def __init__(self, vocab_size, embedding_dim=32, units=64, num_layers=1, cell="gru", dropout=0.0,
                  pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID, **kwargs):

@@ -14,14 +14,14 @@ from elmo_keras.text.sentences import sentence_tokens
 from elmo_keras.text.vocabulary import Vocabulary
 
 
-def train_seq2seq(pairs=None, config: Seq2SeqConfig | dict | None = None, seed: int = 0, vocabulary=None,
+def train_seq2seq(pairs=None, *, config: Seq2SeqConfig | dict | None = None, seed: int = 0, vocabulary=None,
                   callbacks=None, verbose: int = 0, **overrides) -> Seq2Seq:
     """Train a ``Seq2Seq`` from scratch, deterministically for a given ``seed``.
 
     Args:
         pairs: ``[(source, target)]``, each a word list or a string (split into words by ``tokenize``, the
             tokenizer of the rest of training) of at most ``MAX_SEQ2SEQ_TOKENS`` words; default: the toy corpus's
-            weighted training split.
+            weighted training split. Every option after ``pairs`` is keyword-only.
         config: a ``Seq2SeqConfig`` (or its dict). Defaults to None (``Seq2SeqConfig()``).
         seed: int, seeds Python, NumPy and the backend (weights and shuffling). Defaults to 0.
         vocabulary: a fixed ``Vocabulary``; default: built from the whole toy corpus (or from ``pairs``).
