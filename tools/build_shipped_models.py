@@ -85,7 +85,6 @@ from elmo_keras.explorer.tagging.service import (  # noqa: E402
 )
 from elmo_keras.explorer.tagging.store import computed_tagging_view  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_size, save_model_dir, train_bilm  # noqa: E402
-from elmo_keras.models.bilm.presets import PRESETS  # noqa: E402
 from elmo_keras.models.provenance import experiment_provenance  # noqa: E402
 from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: E402
 
@@ -116,9 +115,9 @@ def build_toy_bilm(output: pathlib.Path) -> None:
 def build_transformer_bilm(output: pathlib.Path, lstm_toy: pathlib.Path) -> None:
     """Train the ``transformer-toy`` biLM and save it (without optimizer state) as ``output``; ``lstm_toy`` is the
     LSTM ``toy`` model directory whose held-out perplexity is recorded beside the transformer's."""
-    config = PRESETS[TRANSFORMER_SIZE].replace(training_precision="float32", epochs=TRANSFORMER_EPOCHS)
+    config = get_size(TRANSFORMER_SIZE).replace(training_precision="float32", epochs=TRANSFORMER_EPOCHS)
     started = time.perf_counter()
-    trained = train_bilm(preset=config, seed=SEED, verbose=0)
+    trained = train_bilm(size=config, seed=SEED, verbose=0)
     seconds = time.perf_counter() - started
     shipped = build_bilm_lm(config, len(trained.vocabulary))  # the same model, never compiled: no optimizer state
     shipped.build(shipped.bilm.input_ids_shape)

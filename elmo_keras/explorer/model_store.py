@@ -40,6 +40,7 @@ from elmo_keras.text.vocabulary import Vocabulary
 MODELS_DIR_ENV = "ELMO_KERAS_MODELS_DIR"
 DEFAULT_MODEL_NAME = "toy"
 DEFAULT_PRESET = "toy"
+TRANSFORMER_MODEL_NAME = "transformer-toy"  # the default transformer biLM (explorer.contextualizers)
 SEQ2SEQ_DIR_NAME = "seq2seq-toy"  # the decoding page's model lives beside the biLMs under this reserved name
 TAGGER_DIR_NAME, TAGLM_DIR_NAME = "tagger-toy", "taglm-toy"  # the tagging page's models, reserved too
 CLASSIFIERS_DIR_NAME = "classifiers-toy"  # the classification page's CNN and RNN classifiers
@@ -93,6 +94,7 @@ class ModelInfo:
     epochs: int | None
     train_perplexity: tuple[float, float] | None  # (forward, backward)
     heldout_perplexity: tuple[float, float] | None
+    contextualizer: str = "lstm"  # BiLMConfig.contextualizer (an LSTM's config leaves it out)
 
     @property
     def name(self) -> str:
@@ -151,6 +153,7 @@ def read_info(path: pathlib.Path) -> ModelInfo | None:
         epochs=config.get("epochs"),
         train_perplexity=_perplexity_pair(summary.get("train")),
         heldout_perplexity=_perplexity_pair(summary.get("heldout")),
+        contextualizer=str(config.get("contextualizer", "lstm")),
     )
 
 

@@ -2,7 +2,8 @@
 
 ``tools/build_shipped_models.py`` builds them reproducibly (fixed seeds) into ``elmo_keras/data/shipped_models``,
 one directory per model under the name it takes in the models directory: the ``toy`` biLM (the ``toy`` preset,
-seed 0, float32), the decoding page's seq2seq model and the tagging page's two taggers. ``tests/test_shipped_models.py``
+seed 0, float32), the ``transformer-toy`` biLM (the transformer's toy size, seed 0, float32), the decoding page's
+seq2seq model and the tagging page's two taggers. ``tests/test_shipped_models.py``
 loads each with the current code and checks what it must show. ``install_shipped_model`` copies one into the
 models directory when it is missing there; where the package holds none (a trimmed install), the page trains it.
 """
@@ -22,13 +23,14 @@ from elmo_keras.explorer.model_store import (
     SEQ2SEQ_DIR_NAME,
     TAGGER_DIR_NAME,
     TAGLM_DIR_NAME,
+    TRANSFORMER_MODEL_NAME,
 )
 from elmo_keras.explorer.result_cache import RESULTS_DIR_NAME
 from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.safe_files import staging_directory
 
-SHIPPED_NAMES = (DEFAULT_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME, CLASSIFIERS_DIR_NAME,
-                 DIALOGUE_DIR_NAME, GRADIENTS_DIR_NAME)
+SHIPPED_NAMES = (DEFAULT_MODEL_NAME, TRANSFORMER_MODEL_NAME, SEQ2SEQ_DIR_NAME, TAGGER_DIR_NAME, TAGLM_DIR_NAME,
+                 CLASSIFIERS_DIR_NAME, DIALOGUE_DIR_NAME, GRADIENTS_DIR_NAME)
 SHIPPED_RESULTS = "results"  # results computed from the shipped models (``result_cache``'s layout), copied along
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 ACTIVE_MODEL = "active_model"  # name of the biLM shown on every page
 MODEL_PICKER = "model_picker"  # the sidebar picker's widget key (synced into ACTIVE_MODEL every run)
+CONTEXTUALIZER_PICKER = "contextualizer_picker"  # the sidebar's LSTM / transformer choice (a widget key)
 REQUESTED_MODEL = "requested_model"  # a name a page asks the frame to select on the next run (None = none)
 ACTIVE_REF = "active_model_ref"  # the ModelRef of ACTIVE_MODEL, refreshed by the frame every run
 CORPUS = "corpus"  # the working corpus: a DataFrame with the polysemy corpus's columns

@@ -14,7 +14,8 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer import state
-from elmo_keras.explorer.app.page_common import watch_training
+from elmo_keras.explorer.app.page_common import first_use_handle, watch_training
+from elmo_keras.explorer.contextualizers.models import DEFAULT_BILMS, DEFAULT_NAMES, LABELS
 from elmo_keras.explorer.corpus import builtin_corpus, describe
 from elmo_keras.explorer.model_store import DEFAULT_MODEL_NAME, DEFAULT_PRESET, list_models, models_directory
 from elmo_keras.explorer.shipped_models import install_shipped_model
@@ -25,6 +26,7 @@ PAGES = [
     st.Page("pages/context_similarity.py", title="Context similarity", icon=":material/grid_on:", default=True),
     st.Page("pages/pca.py", title="PCA per layer", icon=":material/scatter_plot:"),
     st.Page("pages/layer_weights.py", title="Layer weights", icon=":material/tune:"),
+    st.Page("pages/contextualizers.py", title="LSTM vs transformer", icon=":material/compare:"),
     st.Page("pages/decoding.py", title="Decoding", icon=":material/account_tree:"),
     st.Page("pages/tagging.py", title="Tagging", icon=":material/label:"),
     st.Page("pages/classification.py", title="Classification", icon=":material/category:"),
@@ -49,16 +51,34 @@ def first_launch(models_dir) -> None:
     st.rerun()
 
 
+def contextualizer_models(infos, models_dir):
+    """The contextualizer chosen in the sidebar and the saved biLMs of that kind; where there is none, its default
+    biLM is installed from the package (or trained) first (``contextualizers.models.DEFAULT_BILMS``)."""
+    requested = {info.name: info.contextualizer for info in infos}.get(st.session_state[state.REQUESTED_MODEL])
+    if requested is not None:  # a page asked for a model: show its kind (allowed: the radio is not drawn yet)
+        st.session_state[state.CONTEXTUALIZER_PICKER] = requested
+    with st.sidebar:
+        kind = st.radio("Contextualizer", list(DEFAULT_BILMS), format_func=LABELS.get, horizontal=True,
+                        key=state.CONTEXTUALIZER_PICKER, help="The biLM's layers above the token vectors: LSTMs "
+                        "(Peters et al. 2018a) or transformer blocks (Peters et al. 2018b).")
+    if not any(info.contextualizer == kind for info in infos):
+        first_use_handle(DEFAULT_BILMS[kind])
+        infos = list_models(models_dir)
+    return kind, [info for info in infos if info.contextualizer == kind]
+
+
 def model_sidebar(infos) -> None:
-    """The model picker and the active model's numbers."""
+    """The contextualizer choice, the model picker over its biLMs and the active model's numbers."""
+    kind, infos = contextualizer_models(infos, models_dir)
     names = [info.name for info in infos]
+    default = DEFAULT_NAMES[kind]
     requested = st.session_state[state.REQUESTED_MODEL]
     if requested in names:
         st.session_state[state.ACTIVE_MODEL] = requested
         st.session_state[state.MODEL_PICKER] = requested  # allowed: the picker is not drawn yet in this run
     st.session_state[state.REQUESTED_MODEL] = None
     if st.session_state[state.ACTIVE_MODEL] not in names:
-        st.session_state[state.ACTIVE_MODEL] = DEFAULT_MODEL_NAME if DEFAULT_MODEL_NAME in names else names[0]
+        st.session_state[state.ACTIVE_MODEL] = default if default in names else names[0]
     if st.session_state.get(state.MODEL_PICKER) not in names:  # widget state is dropped when a run skips it
         st.session_state[state.MODEL_PICKER] = st.session_state[state.ACTIVE_MODEL]
     with st.sidebar:

@@ -1,0 +1,1 @@
+"""The explorer's LSTM vs transformer page: the two contextualizers' first-use models and their side-by-side view."""
