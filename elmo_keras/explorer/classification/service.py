@@ -25,6 +25,7 @@ from elmo_keras._quiet import ops
 from elmo_keras.explorer.classification.views import MODEL_TITLES, SlidingStep, sliding_step
 from elmo_keras.explorer.first_use import page_models
 from elmo_keras.explorer.model_store import CLASSIFIERS_DIR_NAME, ModelRef, check_page_directory
+from elmo_keras.explorer.typed_text import typed_tokens
 from elmo_keras.models.classifiers import (
     KINDS,
     class_probabilities,
@@ -35,7 +36,6 @@ from elmo_keras.models.classifiers import (
 )
 from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.safe_files import replace_directory, staging_directory
-from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import UNK_ID
 
 MAX_SENTENCE_TOKENS = 40
@@ -143,13 +143,8 @@ discard_classifiers = CLASSIFIER_MODELS.discard
 
 # -- a typed sentence -------------------------------------------------------------------------------------------
 def typed_sentence_tokens(text: str) -> list[str]:
-    """The typed sentence as tokens; a ``ValueError`` for an empty or too long one."""
-    tokens = tokenize(text or "")
-    if not tokens:
-        raise ValueError("Type a sentence to classify.")
-    if len(tokens) > MAX_SENTENCE_TOKENS:
-        raise ValueError(f"The sentence has {len(tokens)} tokens; the limit is {MAX_SENTENCE_TOKENS}.")
-    return tokens
+    """The typed sentence as tokens; a ``ValueError`` for an empty or too long one (``typed_text.typed_tokens``)."""
+    return typed_tokens(text, MAX_SENTENCE_TOKENS, empty="Type a sentence to classify.")
 
 
 def classify(models: dict, text: str, top_filters: int = DEFAULT_TOP_FILTERS) -> ClassificationView:

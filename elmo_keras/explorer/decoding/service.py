@@ -23,9 +23,9 @@ from elmo_keras.decoding.trace import DecodeTrace
 from elmo_keras.explorer.background import BackgroundJob
 from elmo_keras.explorer.first_use import page_models
 from elmo_keras.explorer.model_store import SEQ2SEQ_DIR_NAME, ModelRef
+from elmo_keras.explorer.typed_text import typed_tokens
 from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES
 from elmo_keras.models.seq2seq import Seq2SeqConfig, load_seq2seq, save_seq2seq, train_seq2seq
-from elmo_keras.text.tokenizer import tokenize
 from elmo_keras.text.vocabulary import BOS_ID, EOS_ID, SPECIAL_TOKENS
 
 GREEDY, BEAM, TOP_K, NUCLEUS = "greedy", "beam", "top-k sampling", "nucleus sampling"
@@ -176,11 +176,8 @@ def encode_source(text: str, vocabulary) -> list[int]:
         ValueError: an empty source, more than ``MAX_SOURCE_TOKENS`` words, or words the model does not know
             (listed, with the model's vocabulary).
     """
-    words = [t.lower() for t in tokenize(text or "")]
-    if not words:
-        raise ValueError("Type a source sentence, or pick one from the dataset.")
-    if len(words) > MAX_SOURCE_TOKENS:
-        raise ValueError(f"The source has {len(words)} words; the limit is {MAX_SOURCE_TOKENS}.")
+    words = [t.lower() for t in typed_tokens(text, MAX_SOURCE_TOKENS, empty="Type a source sentence, or pick one "
+                                             "from the dataset.", what="The source", unit="words")]
     unknown = [w for w in dict.fromkeys(words) if w not in vocabulary or w in SPECIAL_TOKENS]
     if unknown:
         known = sorted(t for t in vocabulary.tokens if t not in SPECIAL_TOKENS)

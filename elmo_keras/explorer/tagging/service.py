@@ -23,13 +23,13 @@ from elmo_keras._quiet import ops
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
 from elmo_keras.explorer.first_use import page_models
 from elmo_keras.explorer.model_store import TAGGER_DIR_NAME, TAGLM_DIR_NAME, ModelRef
+from elmo_keras.explorer.typed_text import typed_tokens
 from elmo_keras.models import train_bilm
 from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES, MODEL_FILE
 from elmo_keras.tagging.experiments import shipped_results, summarize
 from elmo_keras.tagging.persistence import load_tagger, save_tagger
 from elmo_keras.tagging.schemes import allowed_transitions
 from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
-from elmo_keras.text.tokenizer import tokenize
 
 MAX_SENTENCE_TOKENS = 30
 DEFAULT_TOP_K = 5  # CRF paths the page lists at first
@@ -144,13 +144,8 @@ def example_sentences(count: int = 4) -> list[str]:
 
 
 def typed_sentence_tokens(text: str) -> list[str]:
-    """The typed sentence as tokens; a ``ValueError`` for an empty or too long one."""
-    tokens = tokenize(text or "")
-    if not tokens:
-        raise ValueError("Type a sentence to tag.")
-    if len(tokens) > MAX_SENTENCE_TOKENS:
-        raise ValueError(f"The sentence has {len(tokens)} tokens; the limit is {MAX_SENTENCE_TOKENS}.")
-    return tokens
+    """The typed sentence as tokens; a ``ValueError`` for an empty or too long one (``typed_text.typed_tokens``)."""
+    return typed_tokens(text, MAX_SENTENCE_TOKENS, empty="Type a sentence to tag.")
 
 
 def tag_sentence(multitask, taglm, text: str, top_k: int = 5) -> TaggingView:
