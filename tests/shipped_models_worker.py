@@ -42,6 +42,7 @@ def shipped_model_outputs() -> dict[str, np.ndarray]:
         SEQ2SEQ_DIR_NAME,
         TAGGER_DIR_NAME,
         TAGLM_DIR_NAME,
+        TRANSFORMER_MODEL_NAME,
     )
     from elmo_keras.explorer.shipped_models import shipped_model
     from elmo_keras.models import load_bilm, load_seq2seq
@@ -54,6 +55,8 @@ def shipped_model_outputs() -> dict[str, np.ndarray]:
     heldout = load_polysemy().query("split == 'heldout'").head(EXAMPLES)
     outputs["toy"] = layer_embeddings(load_bilm(shipped_model(DEFAULT_MODEL_NAME)), list(heldout.tokens),
                                       list(heldout.target_index))
+    outputs["transformer-toy"] = layer_embeddings(load_bilm(shipped_model(TRANSFORMER_MODEL_NAME)),
+                                                  list(heldout.tokens), list(heldout.target_index))
 
     seq2seq = load_seq2seq(shipped_model(SEQ2SEQ_DIR_NAME))
     pairs = [(s.split(), refs[0][0].split()) for s, refs in list(seq2seq_references("heldout").items())[:EXAMPLES]]

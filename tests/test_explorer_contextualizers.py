@@ -13,6 +13,7 @@ from elmo_keras.analysis.senses import WordOccurrences
 from elmo_keras.explorer.contextualizers.service import (
     compare_contextualizers,
     comparison_findings,
+    parameter_count,
     resplit_accuracies,
 )
 from elmo_keras.explorer.corpus import builtin_corpus
@@ -45,7 +46,9 @@ def test_both_models_every_layer_and_the_spread(tiny_model, transformer):
     assert (view.summary.resplit_low <= view.summary.resplit_mean + 1e-12).all()
     assert (view.summary.resplit_mean <= view.summary.resplit_high + 1e-12).all()
     assert np.allclose(view.summary.gap, view.summary.within_sense - view.summary.across_senses)
-    assert len(view.findings) == 4 and "LSTM" in view.findings[0] and "transformer" in view.findings[0]
+    assert view.parameters == {"LSTM": tiny_model.count_params(), "transformer": parameter_count(transformer)}
+    assert len(view.findings) == 5 and "parameters" in view.findings[-1]
+    assert "LSTM" in view.findings[0] and "transformer" in view.findings[0]
     with pytest.raises(ValueError, match="at least two models"):
         compare_contextualizers({"LSTM": tiny_model}, builtin_corpus())
 
@@ -84,7 +87,7 @@ def test_the_verdict_follows_the_splits():
     ahead = {"A": np.tile([[0.0, 0.9]], (splits, 1)), "B": np.tile([[0.0, 0.8]], (splits, 1))}
     findings = comparison_findings(_summary(0.9, 0.8), ahead, 72)
     assert "layer 1 (90.0%" in findings[0] and "ahead in 8, behind in 0 and level in 0" in findings[1]
-    assert findings[2].startswith("The A separates the senses better in every split, by 10.0%")
+    assert findings[2].startswith("The A separates the senses better in every split, by 10.0 points")
     mixed = {"A": np.array([[0.0, v] for v in (0.9, 0.7) * 4]), "B": np.tile([[0.0, 0.8]], (splits, 1))}
     findings = comparison_findings(_summary(0.9, 0.8), mixed, 72)
     assert "ahead in 4, behind in 4" in findings[1] and "within the spread" in findings[2]

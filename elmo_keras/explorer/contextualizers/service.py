@@ -51,6 +51,7 @@ class ContextualizerComparison:
         summary: one row per model and layer, the words' mean of each column (the re-drawn splits averaged over the
             words split by split before their mean, lowest and highest are taken).
         num_layers: ``{model: 1 + its contextual layers}``, read from the model.
+        parameters: ``{model: its parameter count}`` (softmax included).
         heldout_occurrences: labelled held-out occurrences of the words together (the corpus's split).
         resplits: the number of re-drawn splits.
         findings: sentences stating what the numbers show.
@@ -59,6 +60,7 @@ class ContextualizerComparison:
     by_word: pd.DataFrame
     summary: pd.DataFrame
     num_layers: dict
+    parameters: dict
     heldout_occurrences: int
     resplits: int
     findings: list
@@ -146,9 +148,18 @@ def compare_contextualizers(models: Mapping[str, object], corpus: pd.DataFrame,
         summaries.append((summary, mean_split))
         num_layers[name] = int(len(summary))
     summary = pd.concat([frame for frame, _ in summaries], ignore_index=True)
+    parameters = {name: parameter_count(model) for name, model in models.items()}
     findings = comparison_findings(summary, {name: splits for name, (_, splits) in zip(models, summaries)}, heldout)
+    findings.append("The models differ in size as well as in kind (" + ", ".join(
+        f"the {name} {count:,} parameters" for name, count in parameters.items())
+        + ", softmax included): these numbers compare these two trained models, not the architectures at one size.")
     return ContextualizerComparison(pd.concat(frames, ignore_index=True)[TABLE_COLUMNS], summary, num_layers,
-                                    heldout, resplits, findings)
+                                    parameters, heldout, resplits, findings)
+
+
+def parameter_count(model) -> int:
+    """The number of weights of ``model`` (built by its first call; ``count_params`` wants a build of its own)."""
+    return int(sum(np.prod(weight.shape) for weight in model.weights))
 
 
 def best_layers(summary: pd.DataFrame) -> dict:
@@ -173,19 +184,20 @@ def comparison_findings(summary: pd.DataFrame, splits: Mapping[str, np.ndarray],
     wins, losses = int(np.sum(a > b)), int(np.sum(a < b))
     difference = float(a.mean() - b.mean())
     leader, trailer = (first, second) if difference >= 0 else (second, first)
+    points = abs(difference) * 100  # percentage points of accuracy
     findings.append(
         f"Over {len(a)} re-drawn held-out splits those layers score {a.mean():.1%} (range {a.min():.1%}–{a.max():.1%}) "
         f"for the {first} and {b.mean():.1%} ({b.min():.1%}–{b.max():.1%}) for the {second}; the {first} is ahead in "
         f"{wins}, behind in {losses} and level in {len(a) - wins - losses} of them."
     )
     if max(wins, losses) == len(a):
-        verdict = (f"The {leader} separates the senses better in every split, by {abs(difference):.1%} on average: "
+        verdict = (f"The {leader} separates the senses better in every split, by {points:.1f} points on average: "
                    "on this corpus and these two trained models the difference is not an accident of the split.")
     elif max(wins, losses) >= MOSTLY * len(a):
-        verdict = (f"The {leader} is ahead in most splits ({max(wins, losses)} of {len(a)}), by {abs(difference):.1%} "
+        verdict = (f"The {leader} is ahead in most splits ({max(wins, losses)} of {len(a)}), by {points:.1f} points "
                    f"on average: a lead over the {trailer} that the choice of held-out sentences can reverse.")
     else:
-        verdict = (f"The difference ({abs(difference):.1%} in the {leader}'s favour on average) is within the spread "
+        verdict = (f"The difference ({points:.1f} points in the {leader}'s favour on average) is within the spread "
                    "over held-out splits: these numbers do not show that either model separates the senses better.")
     findings.append(verdict + " Each model is one training run (seed 0): a spread over training seeds is not measured.")
     findings.append("Mean cosine similarity within a sense minus across senses at those layers: "
