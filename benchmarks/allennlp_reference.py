@@ -22,7 +22,8 @@ equation, with their weight loading and their loop, so that its time is AllenNLP
 
 Output as our ``ElmoEmbedder.embed_batch``: per sentence `(n_layers + 1, tokens, 2 * projection_dim)`, layer 0
 the token vectors ``[x; x]``, boundaries removed. Stateless (each call starts from zero state), eval mode,
-``torch.no_grad()``, float32. Checked by ``tests/test_allennlp_reference.py``: the bilm-tf test model's expected
+``torch.no_grad()``, float32. Checked by ``tests/pretrained/test_allennlp_reference.py``: the bilm-tf test model's
+expected
 top layers (the stateless rows) and all layers of our ``ElmoEmbedder`` on both original test models, to 1e-5.
 ``random_elmo`` / ``write_model_files`` give untrained models of ELMo's published sizes (``SIZES``) for timing.
 """

@@ -258,7 +258,8 @@ class _SampledSoftmaxWeights(torch.nn.Module):
 
 
 class LanguageModel(torch.nn.Module):
-    """The ``LanguageModel`` of a transformer-ELMo archive (its config as ``tests.allennlp_archive_files`` writes it):
+    """The ``LanguageModel`` of a transformer-ELMo archive (its config as ``tests.support.allennlp_archive_files``
+    writes it):
     ``forward(char ids)`` → ``(noncontextual_token_embeddings, lm_embeddings as a list of every layer, mask)``."""
 
     def __init__(self, config: dict, num_words: int = 12) -> None:

@@ -6,7 +6,8 @@ them). We route file descriptor 2 to ``/dev/null`` only while TensorFlow's first
 so warnings and errors raised later by user code are printed as usual.
 
 Importing this module is cheap. Every module of the package imports Keras through it (``from elmo_keras._quiet
-import keras, ops``; ``tests/test_import_structure.py`` keeps it so), which imports Keras (and its backend) quietly on
+import keras, ops``; ``tests/project/backend_independent/test_import_structure.py`` keeps it so), which imports Keras
+(and its backend) quietly on
 that first access. A program that imports TensorFlow itself first sees TensorFlow's lines, as it would without us.
 """
 

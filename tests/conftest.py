@@ -21,47 +21,42 @@ os.environ.setdefault("JAX_COMPILATION_CACHE_DIR",
                       os.path.join(tempfile.gettempdir(), f"elmo_keras_tests_jax_cache_{os.getuid()}"))
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 # The tests' models are tiny: XLA's compile time, not the compiled code's speed, is what they wait for. Without
-# LLVM's expensive passes the JAX run is ~20% faster (tests/test_taglm.py + test_vhred.py: 89 s against 113 s, cold
+# LLVM's expensive passes the JAX run is ~20% faster (tests/tagging/test_taglm.py + test_vhred.py: 89 s against 113 s,
+# cold
 # cache); the computation is the same (every tolerance holds), only less optimised.
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
 
 import pytest  # noqa: E402
 
 import elmo_keras  # noqa: E402,F401  (first: it sets TF_CPP_MIN_LOG_LEVEL and the default backend before Keras loads)
+from tests.support.paths import REPO_ROOT, SHARED_FIXTURES  # noqa: E402,F401
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
-SHARED_FIXTURES = REPO_ROOT.parent / "shared" / "fixtures"
-
-
-# the explorer's tests: its pages, their service layer (elmo_keras.explorer), its start-up and the notebooks
-APP_TEST_FILES = ("test_app_", "test_explorer_", "test_light_start", "test_notebooks")
-# tests of code that never reaches Keras (text, data readers, file formats, pure-NumPy decoding, the tree itself):
-# they run once, in a process of their own, where a test that imports Keras fails (see pytest_runtest_call)
-BACKEND_INDEPENDENT_FILES = (
-    "test_argument_checks", "test_cli_help", "test_convolution_example", "test_decoding_beam",
-    "test_decoding_exhaustive", "test_decoding_filtering", "test_decoding_sampling", "test_decoding_table_model",
-    "test_decoding_trace", "test_decoding_worked_examples", "test_dialogue_data", "test_docs",
-    "test_experiment_provenance", "test_half_imported_dependencies", "test_import_structure", "test_polysemy",
-    "test_pretrained_downloads", "test_safe_files", "test_sentence_files",
-    "test_sentiment_data", "test_tagging_data", "test_tagging_schemes", "test_text", "test_text_conll",
-    "test_vocabulary_files", "test_wheel",
-)
+# Tests mirror the package (tests/<package>/...), and a test's folder gives its markers:
+# - tests/explorer/ holds the explorer's tests (its pages, their service layer, its start-up, the notebooks): ``app``;
+# - a folder named backend_independent holds tests of code that never reaches Keras (text, data readers, file
+#   formats, pure-NumPy decoding, the tree itself): ``backend_independent``. They run once, in a process of their
+#   own, where a test that imports Keras fails (see pytest_runtest_call).
+# Anywhere else a test runs on every backend: a new test cannot leave the backend matrix by its name.
+APP_FOLDER = REPO_ROOT / "tests" / "explorer"
+BACKEND_INDEPENDENT_FOLDER = "backend_independent"
 
 
 # modules that take a minute or more on some backend (module fixtures that train, subprocesses): handed to the xdist
 # workers first, so that the run does not end with one worker finishing a long module while the other idles
 LONG_MODULES = ("test_toy_senses", "test_resume_training", "test_explorer_tagging", "test_explorer_dialogue",
                 "test_multitask_tagger", "test_taglm", "test_shipped_models", "test_distributed_training",
-                "test_pretrained_loader", "test_training_batches", "test_crf_enumeration", "test_wheel")
+                "test_pretrained_loader", "test_training_batches", "test_crf_enumeration", "test_wheel",
+                "test_transformer_training")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the explorer's tests ``app`` and the tests that never reach Keras ``backend_independent``; skip the
-    ``outcome`` tests (``tests.backend_support.outcome``) on the backends other than TensorFlow; the long modules
-    first.
+    """Mark the tests under tests/explorer/ ``app`` and those in a backend_independent folder
+    ``backend_independent``; skip the ``outcome`` tests (``tests.support.backend_support.outcome``) on the backends
+    other than TensorFlow; the long modules first.
 
     The backend matrix runs everything else on every backend (``-m "not app and not backend_independent"``), so a
-    new test runs on all three unless it is listed here, and a listed test that reaches Keras fails.
+    new test runs on all three unless its folder says otherwise, and a backend_independent test that reaches Keras
+    fails.
     """
     items.sort(key=lambda item: item.path.stem not in LONG_MODULES)  # stable: the long modules first, else in order
     backend = os.environ.get("KERAS_BACKEND", "tensorflow")
@@ -69,9 +64,9 @@ def pytest_collection_modifyitems(config, items):
         marker = item.get_closest_marker("outcome")
         if marker is not None and backend != "tensorflow":
             item.add_marker(pytest.mark.skip(reason=f"an outcome, checked on TensorFlow: {marker.kwargs['reason']}"))
-        if item.path.name.startswith(APP_TEST_FILES):
+        if item.path.is_relative_to(APP_FOLDER):
             item.add_marker(pytest.mark.app)
-        if item.path.stem in BACKEND_INDEPENDENT_FILES:
+        if BACKEND_INDEPENDENT_FOLDER in item.path.parent.parts:
             item.add_marker(pytest.mark.backend_independent)
 
 
@@ -81,8 +76,8 @@ def pytest_runtest_call(item):
     keras_before = "keras" in sys.modules
     result = yield
     if item.get_closest_marker("backend_independent") and not keras_before and "keras" in sys.modules:
-        pytest.fail(f"{item.nodeid} is marked backend_independent (tests/conftest.py) but imported Keras: "
-                    "take its file out of BACKEND_INDEPENDENT_FILES so that it runs on every backend")
+        pytest.fail(f"{item.nodeid} is in a backend_independent folder but imported Keras: move its file to its "
+                    "package's test folder (tests/<package>/) so that it runs on every backend")
     return result
 
 
@@ -96,6 +91,6 @@ def shared_fixtures() -> pathlib.Path:
 
 # the original bilm-tf test model (its directory, sentences and expected embeddings), and the explorer's and app
 # tests' models directory with tiny trained models
-from tests.elmo_fixture_data import expected, model_dir, sentences  # noqa: E402,F401
-from tests.explorer_fixtures import app_env, tagging_models_dir, tiny_model, tiny_models_dir  # noqa: E402,F401
-from tests.http_fixture_server import cache, running_server, server  # noqa: E402,F401  (the download tests')
+from tests.support.elmo_fixture_data import expected, model_dir, sentences  # noqa: E402,F401
+from tests.support.explorer_fixtures import app_env, tagging_models_dir, tiny_model, tiny_models_dir  # noqa: E402,F401
+from tests.support.http_fixture_server import cache, running_server, server  # noqa: E402,F401  (the download tests')

@@ -29,7 +29,7 @@ what the pages compute, not to the models); ``--lecture-pages-only`` rebuilds on
 ``dialogue-toy`` and ``gradients-toy``; ``--dialogue-only`` only ``dialogue-toy``; ``--transformer-only``
 only ``transformer-toy`` (about a minute). ``--output`` defaults to ``elmo_keras/data/shipped_models``.
 
-About 4 minutes on 2 CPU cores (2.5 of them the three lecture pages' models). ``tests/test_shipped_models.py``
+About 4 minutes on 2 CPU cores (2.5 of them the three lecture pages' models). ``tests/project/test_shipped_models.py``
 loads every shipped model with the current code and checks what the pages rely on; the Corpus & training page
 still trains a biLM live in one click.
 """

@@ -1,4 +1,4 @@
-"""Write ``notebooks/*.ipynb`` from the cells below (outputs stripped; ``tests/test_notebooks.py`` runs them).
+"""Write ``notebooks/*.ipynb`` from the cells below (outputs stripped; ``tests/explorer/test_notebooks.py`` runs them).
 
 Usage: ``python tools/make_notebooks.py``. Edit the cells here, not the ``.ipynb``, so the notebook stays
 reviewable as Python and has no stored outputs.

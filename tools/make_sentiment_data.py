@@ -9,7 +9,7 @@ not good" is negative), intensifiers keep it ("very bad", "not very bad"), and c
 words for both labels ("this movie is good , not bad" is positive, "this movie is bad , not good" negative), so a
 bag of words cannot tell those apart. What each column holds: :mod:`elmo_keras.data.sentiment`. One
 ``random.Random`` seeded with a string draws everything (no set is iterated), so the file is reproduced byte for
-byte (``tests/test_sentiment_data.py`` checks it).
+byte (``tests/data/backend_independent/test_sentiment_data.py`` checks it).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ Usage::
 Writes ``pos_tagged.conll``, ``frames_tagged.conll``, ``ner_bioes.conll`` and ``tagging_unlabelled.txt``; what
 each holds and why is described in :mod:`elmo_keras.data.tagging`. Everything comes from the templates and word
 lists below and one ``random.Random`` per file, seeded with a string (so ``PYTHONHASHSEED`` does not matter);
-no set is iterated, so re-running reproduces the files byte for byte (``tests/test_tagging_data.py`` checks it).
+no set is iterated, so re-running reproduces the files byte for byte
+(``tests/tagging/backend_independent/test_tagging_data.py`` checks it).
 
 Shop-domain template notation: space-separated items, each one of
 

@@ -1,5 +1,6 @@
 """Everything backend-specific in elmo_keras, in one package; the rest is written with ``keras.ops`` and asks this
-package wherever the engines differ. ``tests/test_backend_seam.py`` fails on a ``keras.backend.backend()`` call or
+package wherever the engines differ. ``tests/backend/test_backend_seam.py`` fails on a ``keras.backend.backend()``
+call or
 a ``tensorflow``/``jax``/``torch`` import anywhere else.
 
 What is TensorFlow-only, with its portable fallback elsewhere: the ``tf.while_loop`` runner, XLA

@@ -33,7 +33,8 @@ class OnnxFileError(ValueError):
 class OnnxEmbedder:
     """Embed tokenized sentences with an ``export_onnx`` file; every result is `(num_layers, tokens, dim)` float32.
 
-    The same vectors as ``ElmoEmbedder`` over the exported biLM (to float32 rounding: ``tests/test_onnx_export.py``
+    The same vectors as ``ElmoEmbedder`` over the exported biLM (to float32 rounding:
+    ``tests/embedding/test_onnx_export.py``
     holds them to 1e-5), stateless: a sentence gets the same vectors alone or in any batch.
 
     Args:

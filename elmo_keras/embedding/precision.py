@@ -5,7 +5,7 @@
   cast once per call, never per time step, or kept as bfloat16 copies: below) and accumulate in float32, each product
   rounded once to bfloat16; LSTM states, gates' nonlinearities, clipping, residuals and the vectors returned stay
   float32 (``layers.matmul_dtype``). The vectors differ from float32's by rounding only: per-token cosine ≥ 0.9999
-  (``tests/test_inference_precision.py``).
+  (``tests/embedding/test_inference_precision.py``).
 - ``"auto"``: bfloat16 where all of these hold, else float32 (always float32 for a biLM whose ``matmul_dtypes`` lack
   bfloat16, a ``TransformerBiLM``):
 

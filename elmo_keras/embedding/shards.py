@@ -11,7 +11,8 @@ including) ``floor(K·B / N)``: one contiguous run of lines, the shards in order
 every line; their sizes differ by at most one block. A shard embeds every batch exactly as the one-process run does
 (the same sentences, in the same order, with the same padding), so the shards' vectors are bit-identical to the
 one-process output's by construction, whether or not a backend's rounding depends on a sentence's batch mates (on
-CPU it may, by float rounding only: oneDNN picks kernels by shape; ``tests/test_embed_shards.py``). More shards
+CPU it may, by float rounding only: oneDNN picks kernels by shape; ``tests/embedding/test_embed_shards.py``). More
+shards
 than blocks leave some shards empty: such a shard is still written (no sentence datasets, an empty
 ``sentence_to_index``), so that the merge can see that every shard is there.
 

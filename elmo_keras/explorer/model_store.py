@@ -8,10 +8,11 @@ A model is named by its directory. ``ModelRef`` (directory, name, modification t
 hashable and changes when a model is saved again, so the app caches loaded models and derived data by it.
 
 A name is **reserved** while a model is trained and saved under it (``reserve_model_name``): an exclusive ``flock``
-on the hidden ``.NAME.lock`` beside the models, held from the name check to the end of the save, so a second
-session asking for the same new name is refused at once, before it trains; an overwriting save waits for it (see
-``save_model``). The kernel releases the lock when its process dies, so no reservation outlives its session; the
-file is deleted when the lock is released. Hidden entries (the lock, a save's staging directory) are never listed.
+on the hidden ``.NAME.lock`` beside the models (``explorer.name_lock``), held from the name check to the end of the
+save, so a second session asking for the same new name is refused at once, before it trains; an overwriting save
+waits for it (see ``save_model``). The kernel releases the lock when its process dies, so no reservation outlives
+its session; the file is deleted when the lock is released. Hidden entries (the lock, a save's staging directory)
+are never listed.
 """
 
 from __future__ import annotations
@@ -23,15 +24,10 @@ import os
 import pathlib
 import re
 import shutil
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-try:
-    import fcntl
-except ImportError:  # Windows: a reservation holds among the sessions of this process only
-    fcntl = None
-
+from elmo_keras.explorer.name_lock import hold_name_lock
 from elmo_keras.models.bilm.presets import PRESETS, BiLMConfig
 from elmo_keras.models.directory_files import MODEL_FILE, SUMMARY_FILE, VOCABULARY_FILE
 from elmo_keras.safe_files import user_cache_directory
@@ -356,60 +352,12 @@ def reserve_model_name(directory: str | os.PathLike, name: str, overwrite: bool 
     name = validate_model_name(name)
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    release = _hold(directory / f".{name}.lock", wait, name)
+    release = hold_name_lock(directory / f".{name}.lock", wait, name)
     try:
         validate_model_name(name, directory, overwrite=overwrite)
         yield NameReservation(directory, name)
     finally:
         release()
-
-
-_held_here: set[str] = set()  # the names held in this process where there is no flock
-_held_here_changed = threading.Condition()
-
-
-def _busy(name: str) -> ValueError:
-    return ValueError(f"A model called {name!r} is being trained or saved by another session right now; choose "
-                      "another name, or wait until it is saved and tick 'overwrite' to replace it.")
-
-
-def _hold(lock: pathlib.Path, wait: bool, name: str):
-    """Take the exclusive lock ``lock``; returns the function that releases it (deleting the file)."""
-    if fcntl is None:
-        with _held_here_changed:
-            while str(lock) in _held_here:
-                if not wait:
-                    raise _busy(name)
-                _held_here_changed.wait()
-            _held_here.add(str(lock))
-
-        def release_here():
-            with _held_here_changed:
-                _held_here.discard(str(lock))
-                _held_here_changed.notify_all()
-        return release_here
-    while True:
-        descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            held, current = os.fstat(descriptor), os.stat(lock)
-        except BlockingIOError:
-            os.close(descriptor)
-            raise _busy(name) from None
-        except BaseException as error:
-            os.close(descriptor)
-            if isinstance(error, FileNotFoundError):
-                continue  # its holder deleted it as it let go: lock the new file
-            raise
-        if (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino):
-            break
-        os.close(descriptor)  # replaced after it was opened here: lock the one in place
-
-    def release():
-        with contextlib.suppress(OSError):
-            os.unlink(lock)  # while still held: a waiter on this file then sees it gone and locks a new one
-        os.close(descriptor)
-    return release
 
 
 def training_history(ref: ModelRef) -> dict:

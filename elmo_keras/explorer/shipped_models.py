@@ -3,7 +3,7 @@
 ``tools/build_shipped_models.py`` builds them reproducibly (fixed seeds) into ``elmo_keras/data/shipped_models``,
 one directory per model under the name it takes in the models directory: the ``toy`` biLM (the ``toy`` preset,
 seed 0, float32), the ``transformer-toy`` biLM (the transformer's toy size, seed 0, float32), the decoding page's
-seq2seq model and the tagging page's two taggers. ``tests/test_shipped_models.py``
+seq2seq model and the tagging page's two taggers. ``tests/project/test_shipped_models.py``
 loads each with the current code and checks what it must show. ``install_shipped_model`` copies one into the
 models directory when it is missing there; where the package holds none (a trimmed install), the page trains it.
 """

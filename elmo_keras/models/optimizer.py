@@ -5,12 +5,12 @@ TensorFlow optimizer applies such slices row by row: when a word occurs several 
 update that is not Adam's. Measured on a 5×3 embedding with ids ``[1, 1, 1, 1, 2]`` and learning rate 0.01, the
 first step of row 1 was (−0.0015, +0.0027, −0.0033) where Adam's first step is ±0.01 in every element (as the
 JAX and PyTorch backends give, and as row 2, seen once, gets). Summing the slices into a dense gradient first makes
-the three backends take the same step (``tests/test_optimizer.py``).
+the three backends take the same step (``tests/models/test_optimizer.py``).
 
 Under a ``tf.distribute`` strategy Keras' TensorFlow optimizer clips each replica's gradient (``clipnorm``) and
 then sums the replicas' gradients, so a clipped step differs from one device's on the same global batch. This
 optimizer sums first (``models.bilm.distribution.sum_over_replicas``) and skips Keras' own sum, so ``clipnorm`` acts on
-the global batch's gradient (``tests/test_distributed_training.py``).
+the global batch's gradient (``tests/models/bilm/test_distributed_training.py``).
 
 ``make_optimizer`` builds a trainer's optimizer by name: ``"adam"`` (this one, every trainer's default),
 ``"lazy_adam"`` or ``"adagrad"`` (``models.sparse_optimizers``: only the rows a step touched are updated).

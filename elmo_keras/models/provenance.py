@@ -10,8 +10,10 @@ Every ``tools/run_*_experiments.py`` stores ``experiment_provenance()`` under th
 shared trainer skeleton (``TRAINING_CODE``) without its docstrings, comments or layout, so only a change to what
 the code does changes it. A file made before provenance was recorded has none (or ``"provenance": null``).
 
-How a stale file shows: ``tests/test_experiment_provenance.py`` fails when a file lacks the record or a field,
-``tests/test_experiment_optimizers.py`` when a recorded optimizer is not the one the experiment trains with today;
+How a stale file shows: ``tests/project/backend_independent/test_experiment_provenance.py`` fails when a file lacks
+the record or a field,
+``tests/models/test_experiment_optimizers.py`` when a recorded optimizer is not the one the experiment trains with
+today;
 ``provenance_caption`` (under the tables on the pages) names the version, optimizer, backend and date, and says so
 when the trainer skeleton's code has changed since (``code_changed``): that is not a test failure, since any
 refactor of the skeleton changes it.

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 # before Streamlit: ``import streamlit`` configures Plotly's theme, whose validators read ``pandas.Series`` from
 # ``sys.modules`` without importing pandas; a pandas another thread has only begun to import would fail them, while
-# ``import pandas`` here waits for that thread to finish it (tests/test_half_imported_dependencies.py)
+# ``import pandas`` here waits for that thread to finish it
+# (tests/project/backend_independent/test_half_imported_dependencies.py)
 import pandas  # noqa: F401
 import streamlit as st
 

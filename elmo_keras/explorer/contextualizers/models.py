@@ -41,7 +41,7 @@ def _saved(name: str, contextualizer: str):
 def _trainer(name: str, settings: TrainingSettings):
     def train(models_dir: str | os.PathLike, progress) -> ModelRef:
         progress(0, f"training the {name} biLM on the built-in corpus")
-        # here: the corpus loads with the first training, not with the frame
+        # here, on first use: the corpus loads with the first training, not with the frame
         from elmo_keras.explorer.corpus import builtin_corpus
 
         ref = train_and_save(builtin_corpus(), settings, models_dir, name, BUILT_IN, overwrite=True)

@@ -7,7 +7,7 @@ the upstream gradient (the gate derivatives, ``o ⊙ (1 − tanh² c)``, the nex
 computed for all steps at once, so the backward loop (a reverse scan, no flipping) is a handful of ops and one
 matmul per step (``dz_t · Uᵀ``, plus one for the projection); the weight gradients are single large matmuls
 over all steps. The equations are ``cell_math.lstm_update``'s (the forward loop calls it);
-``tests/test_recurrence_sequence_loop.py`` checks outputs and gradients against autodiff through ``lstm_step``.
+``tests/layers/test_recurrence_sequence_loop.py`` checks outputs and gradients against autodiff through ``lstm_step``.
 """
 
 from __future__ import annotations

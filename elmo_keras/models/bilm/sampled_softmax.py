@@ -24,7 +24,8 @@ an approximation from the number of tries), and the normaliser it gives,
 
 is an unbiased estimate of the full softmax's ``Z = Σ_k exp(s_k)`` (each of the ``S`` draws is an importance
 sample of the sum over the other words). So ``loss = log Ẑ − s_true`` tends to the full cross-entropy as ``S``
-grows (``tests/test_sampled_softmax.py`` checks it). The true word is in the candidate set with probability 1, so
+grows (``tests/models/bilm/test_sampled_softmax.py`` checks it). The true word is in the candidate set with
+probability 1, so
 its logit gets no correction: subtracting ``log(S · q(true))`` from it too, as ``tf.nn.sampled_softmax_loss`` does
 with its unique sampler's expected counts (which tend to 1), would here scale the negatives' sum by ``S · q(true)``,
 which grows without bound with ``S``. The price of replacement: frequent words are drawn several times, so ``S``
