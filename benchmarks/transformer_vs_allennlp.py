@@ -174,8 +174,11 @@ def main(argv=None) -> None:
 
         ours, reference = ElmoEmbedder(bilm=transformer_elmo_from_archive(folder).bilm), ReferenceEmbedder(folder)
         pairs = zip(ours.embed_batch(first), reference.embed_batch(first))
+        pairs = list(pairs)
         difference = max(float(np.abs(a - b).max()) for a, b in pairs)
-        print(f"the same vectors: largest difference {difference:.1e}")
+        scale = max(float(np.abs(b).max()) for _, b in pairs)
+        print(f"the same vectors: largest difference {difference:.1e}, {difference / scale:.1e} of the largest "
+              f"|vector| ({scale:.3g})")
         lstm_files = random_model_files(scratch, "original") if not args.quick else None
         if args.quick:
             from allennlp_reference import random_tensors, write_model_files
