@@ -8,6 +8,7 @@ import os
 import pathlib
 
 from elmo_keras.models.persistence import read_model_dir, save_model_dir
+from elmo_keras.text.vocabulary import Vocabulary
 
 
 class ModelDirectory:
@@ -16,11 +17,13 @@ class ModelDirectory:
     layers and the embedder).
 
     A family sets ``directory_config`` (its ``DictConfig`` class, for ``training.json``), and may set
-    ``directory_compile`` (restore the optimizer state: True for a model trained further after loading; False, the
-    default, for inference only).
+    ``directory_vocabulary`` (the class ``vocabulary.json`` holds: ``Vocabulary``, the default, or the taggers'
+    ``TaggingVocabulary``) and ``directory_compile`` (restore the optimizer state: True for a model trained further
+    after loading; False, the default, for inference only).
     """
 
     directory_config: type
+    directory_vocabulary: type = Vocabulary
     directory_compile = False
 
     def save(self, filepath, overwrite=True, **kwargs) -> pathlib.Path | None:
@@ -46,4 +49,5 @@ class ModelDirectory:
         if not isinstance(directory, (str, os.PathLike)):
             raise TypeError(f"{cls.__name__}.from_preset takes a model directory (a str or path), received "
                             f"{type(directory).__name__} ({directory!r:.60})")
-        return read_model_dir(directory, cls, cls.directory_config, compile=cls.directory_compile)
+        return read_model_dir(directory, cls, cls.directory_config, vocabulary_class=cls.directory_vocabulary,
+                              compile=cls.directory_compile)

@@ -23,8 +23,9 @@ import pandas as pd
 from elmo_keras.data import frame_examples, ner_examples, pos_examples, tagging_unlabelled_sentences
 from elmo_keras.data.packaged_results import packaged_results
 from elmo_keras.models import train_bilm
+from elmo_keras.tagging.config import TaggerConfig
 from elmo_keras.tagging.evaluation import evaluate_tagger
-from elmo_keras.tagging.training import TaggerConfig, train_multitask_tagger, train_taglm
+from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
 
 SEEDS = (0, 1, 2, 3, 4)
 LABELLED_NER_SENTENCES = 60  # "a small number of labelled sentences" for experiments 2 and 3

@@ -1,39 +1,36 @@
-"""Tagger model directories: ``save_tagger`` / ``load_tagger`` (the layout of ``models.persistence``:
-``model.keras``, ``vocabulary.json`` — a ``TaggingVocabulary`` — and ``training.json``), saved atomically."""
+"""Tagger model directories (``model.keras``, ``vocabulary.json`` — a ``TaggingVocabulary`` — and ``training.json``:
+the layout of ``models.persistence``), written atomically.
+
+The one spelling is ``tagger.save(directory)`` and ``SequenceTagger.from_preset(directory)``
+(``models.model_directory``; ``MultiTaskTagger.from_preset`` / ``TagLM.from_preset`` insist on their class);
+``save_tagger`` and ``load_tagger`` are their one-line aliases, kept because rounds 1–3 published them."""
 
 from __future__ import annotations
 
 import os
 import pathlib
 
-from elmo_keras.models.persistence import read_model_dir, save_model_dir
-from elmo_keras.tagging.encoding import TaggingVocabulary
 from elmo_keras.tagging.sequence_tagger import SequenceTagger
-from elmo_keras.tagging.training import TaggerConfig
 
 
 def save_tagger(model: SequenceTagger, directory: str | os.PathLike) -> pathlib.Path:
-    """Write a trained tagger (``train_multitask_tagger`` / ``train_taglm``) as a model directory.
+    """Alias of ``model.save(directory)``: a trained tagger (``train_multitask_tagger`` / ``train_taglm``) with its
+    vocabulary and config into ``directory`` (created if needed; a model saved there before is replaced in one step).
 
-    Args:
-        model: the tagger, with the ``vocabulary``, ``config`` and ``training_summary`` training sets.
-        directory: where to write (created if needed; a model saved there before is replaced in one step).
-
-    Returns:
-        The directory's path.
+    Raises:
+        ValueError, FileExistsError: as ``models.persistence.save_model_dir`` (no vocabulary, non-finite
+            weights, a file or a foreign directory at ``directory``).
     """
-    return save_model_dir(model, directory)
+    return model.save(directory)
 
 
 def load_tagger(directory: str | os.PathLike) -> SequenceTagger:
-    """Load a directory written by ``save_tagger``: a ``MultiTaskTagger`` or a ``TagLM`` with its vocabulary,
-    ready for inference (the optimizer state is not restored; train a new tagger to train further).
-
-    Args:
-        directory: a directory written by ``save_tagger``.
+    """Alias of ``SequenceTagger.from_preset(directory)``: a ``MultiTaskTagger`` or a ``TagLM`` written by
+    ``model.save`` / ``save_tagger``, with its vocabulary, ready for inference (the optimizer state is not restored;
+    train a new tagger to train further).
 
     Raises:
-        FileNotFoundError: the directory or one of its files is missing.
+        FileNotFoundError: the directory or one of its files is missing (named).
         ValueError: a file is corrupted, or the files do not belong together (each named, with a fix).
     """
-    return read_model_dir(directory, SequenceTagger, TaggerConfig, vocabulary_class=TaggingVocabulary, compile=False)
+    return SequenceTagger.from_preset(directory)

@@ -20,13 +20,16 @@ import numpy as np
 from elmo_keras._backend import branch_test_step, branch_train_step, loss_and_gradients, uses_stateless_steps
 from elmo_keras._quiet import keras, ops
 from elmo_keras.limits import check_batch_size
+from elmo_keras.models.model_directory import ModelDirectory
+from elmo_keras.tagging.config import TaggerConfig
+from elmo_keras.tagging.encoding import TaggingVocabulary
 from elmo_keras.tagging.inputs import bounded_batches, check_task, checked_sentences, checked_task_names
 from elmo_keras.tagging.layers import TagHead
 
 TASK_INPUT = "task"
 
 
-class SequenceTagger(keras.Model):
+class SequenceTagger(ModelDirectory, keras.Model):
     """Base class: ``heads`` (one ``TagHead`` per task, in ``task_names`` order) over ``represent``.
 
     Abstract: a subclass provides ``represent``, ``shared_layers``, ``features`` and ``units`` (see
@@ -48,7 +51,14 @@ class SequenceTagger(keras.Model):
 
     Attributes set by the training functions: ``vocabulary`` (``TaggingVocabulary``), ``config``,
     ``training_summary``.
+
+    Saved with ``tagger.save(directory)`` and loaded with ``SequenceTagger.from_preset(directory)`` (either tagger;
+    ``MultiTaskTagger.from_preset`` / ``TagLM.from_preset`` insist on theirs), as every family
+    (``models.model_directory``); ``tagging.persistence.save_tagger`` / ``load_tagger`` are the aliases.
     """
+
+    directory_config = TaggerConfig  # model.save(directory) / SequenceTagger.from_preset(directory)
+    directory_vocabulary = TaggingVocabulary
 
     def __init__(self, tasks, head_kinds=None, constraints=None, **kwargs):
         super().__init__(**kwargs)

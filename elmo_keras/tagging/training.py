@@ -9,16 +9,13 @@ task's labels are the tags its examples use.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from elmo_keras._quiet import keras
-from elmo_keras.argument_checks import check_finite_positive, check_int, check_rate
-from elmo_keras.config_dicts import DictConfig
 from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.layers.char_cnn import CharCNN
-from elmo_keras.limits import check_batch_size
 from elmo_keras.models.fitting import train_model
 from elmo_keras.tagging.batches import TaskBatches
+from elmo_keras.tagging.config import TaggerConfig
 from elmo_keras.tagging.encoding import Example, TaggingVocabulary
 from elmo_keras.tagging.inputs import check_batch_tokens, check_mapping_tasks, checked_examples
 from elmo_keras.tagging.layers import HEAD_KINDS
@@ -27,41 +24,12 @@ from elmo_keras.tagging.schemes import SCHEME_PREFIXES, allowed_transitions
 from elmo_keras.tagging.taglm import TagLM
 
 
-@dataclass(frozen=True)
-class TaggerConfig(DictConfig):
-    """Sizes and training settings shared by both taggers (the defaults are sized for the shipped toy tasks).
-
-    Attributes:
-        word_dim: word embedding size. char_dim: char-CNN token vector size (0 = none).
-        units: LSTM units per direction. dropout: training only.
-        epochs, batch_size, learning_rate: Adam training. min_count: rarer training words read as ``<unk>``.
-        lowercase: lowercase words before lookup. bilm_mode: ``"mix"`` or ``"top"`` (how biLM vectors are read).
-    """
-
-    word_dim: int = 48
-    char_dim: int = 0
-    units: int = 48
-    dropout: float = 0.25
-    epochs: int = 12
-    batch_size: int = 16
-    learning_rate: float = 5e-3
-    min_count: int = 2
-    lowercase: bool = True
-    bilm_mode: str = "mix"
-
-    def __post_init__(self):
-        for name in ("word_dim", "units", "epochs", "min_count"):
-            check_int(getattr(self, name), name)
-        check_int(self.char_dim, "char_dim", minimum=0)
-        check_batch_size(self.batch_size)
-        check_finite_positive(self.learning_rate, "learning_rate")
-        check_rate(self.dropout)
-
-
-def train_multitask_tagger(tasks: Mapping[str, Sequence[Example]], heads: str | Mapping[str, str] = "softmax",
+def train_multitask_tagger(tasks: Mapping[str, Sequence[Example]], *, heads: str | Mapping[str, str] = "softmax",
                            schemes: Mapping[str, str] | None = None, bilm=None, config: TaggerConfig | None = None,
                            seed: int = 0, callbacks=None, verbose: int = 0, **overrides) -> MultiTaskTagger:
     """Train a ``MultiTaskTagger`` on ``{task: [(tokens, tags), …]}``, alternating batches between tasks.
+
+    The data comes first; every option is keyword-only (``train_multitask_tagger(tasks, heads="crf")``).
 
     Args:
         tasks: each task's training examples; a sentence needs only its own task's tags.
@@ -114,10 +82,12 @@ def train_multitask_tagger(tasks: Mapping[str, Sequence[Example]], heads: str | 
     return _fit(model, examples, vocabulary, config, seed, callbacks, verbose, schemes)
 
 
-def train_taglm(examples: Sequence[Example], bilm=None, config: TaggerConfig | None = None, head: str = "crf",
+def train_taglm(examples: Sequence[Example], *, bilm=None, config: TaggerConfig | None = None, head: str = "crf",
                 scheme: str | None = "BIOES", seed: int = 0, callbacks=None, verbose: int = 0, task: str = "ner",
                 **overrides) -> TagLM:
     """Train ``TagLM`` on BIOES-tagged ``examples``, reading a frozen ``bilm``'s top-layer vectors (or none).
+
+    The data comes first; every option is keyword-only (``train_taglm(examples, bilm=bilm)``).
 
     Args:
         examples: ``[(tokens, tags), …]``.

@@ -27,8 +27,8 @@ from elmo_keras.explorer.typed_text import typed_tokens
 from elmo_keras.models import train_bilm
 from elmo_keras.models.directory_files import MODEL_DIR_ENTRIES, MODEL_FILE
 from elmo_keras.tagging.experiments import shipped_results, summarize
-from elmo_keras.tagging.persistence import load_tagger, save_tagger
 from elmo_keras.tagging.schemes import allowed_transitions
+from elmo_keras.tagging.sequence_tagger import SequenceTagger
 from elmo_keras.tagging.training import train_multitask_tagger, train_taglm
 
 MAX_SENTENCE_TOKENS = 30
@@ -108,17 +108,17 @@ def train_default_taggers(models_dir: str | os.PathLike, progress: Progress | No
     tagger = train_multitask_tagger({"pos": pos_examples("train"), "frame": frame_examples("train")},
                                     heads={"pos": "softmax", "frame": "crf"}, epochs=tagger_epochs,
                                     batch_size=BATCH_SIZE // 2, seed=seed)
-    save_tagger(tagger, pathlib.Path(models_dir) / TAGGER_DIR_NAME)
+    tagger.save(pathlib.Path(models_dir) / TAGGER_DIR_NAME)
     report(2)
     taglm = train_taglm(ner_examples("train"), bilm=bilm, epochs=taglm_epochs, batch_size=BATCH_SIZE, seed=seed)
-    save_tagger(taglm, pathlib.Path(models_dir) / TAGLM_DIR_NAME)
+    taglm.save(pathlib.Path(models_dir) / TAGLM_DIR_NAME)
     report(3)
     return tagger_refs(models_dir)
 
 
 def load_tagger_model(ref: ModelRef):
-    """The tagger saved at ``ref`` (errors as ``tagging.persistence.load_tagger``)."""
-    return load_tagger(ref.path)
+    """The tagger saved at ``ref`` (errors as ``SequenceTagger.from_preset``)."""
+    return SequenceTagger.from_preset(ref.path)
 
 
 # the two taggers, declared once; ready_tagger_refs installs the shipped ones (None only where the package ships
