@@ -88,22 +88,27 @@ class DirectionalSelfAttention(keras.layers.Layer):
             dense.build((None, None, dim))
         self.attention_dropout.build(None)
 
-    def _split_heads(self, x, batch, time):
-        """`(B, T, dim)` → `(B, heads, T, d_k)`."""
+    def _split_heads(self, x, batch, time, order=(0, 2, 1, 3)):
+        """`(B · T, dim)` → `(B, heads, T, d_k)` (``order`` (0, 2, 3, 1): `(B, heads, d_k, T)`, a key ready for
+        ``Q Kᵀ`` in one transpose)."""
         x = ops.reshape(x, (batch, time, self.num_heads, -1))
-        return ops.transpose(x, (0, 2, 1, 3))
+        return ops.transpose(x, order)
 
     def call(self, inputs, mask=None, training=None):
         batch, time, dim = ops.shape(inputs)[0], ops.shape(inputs)[1], inputs.shape[-1]
-        query, key, value = (self._split_heads(dense(inputs), batch, time)
-                             for dense in (self.query_dense, self.key_dense, self.value_dense))  # (B, H, T, d_k)
-        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2))) / math.sqrt(dim // self.num_heads)  # (B, H, T, T)
+        # the projections as 2-D products over the B · T rows: a Dense on a 3-D input is a tensordot, ~20 shape ops
+        # apiece in the graph for the same MatMul, traced and optimised on every first call (docs/speed.md)
+        flat = ops.reshape(inputs, (-1, dim))  # (B · T, dim)
+        query = self._split_heads(self.query_dense(flat), batch, time)  # (B, H, T, d_k)
+        key = self._split_heads(self.key_dense(flat), batch, time, order=(0, 2, 3, 1))  # (B, H, d_k, T)
+        value = self._split_heads(self.value_dense(flat), batch, time)  # (B, H, T, d_k)
+        scores = ops.matmul(query, key) / math.sqrt(dim // self.num_heads)  # (B, H, T, T)
         masked = FLOAT16_MASKED_SCORE if keras.backend.standardize_dtype(scores.dtype) == "float16" else MASKED_SCORE
         scores = ops.where(allowed_keys(time, mask, self.direction), scores, ops.cast(masked, scores.dtype))
         probabilities = self.attention_dropout(ops.softmax(scores, axis=-1), training=training)
         heads = ops.matmul(probabilities, value)  # (B, H, T, d_k)
-        joined = ops.reshape(ops.transpose(heads, (0, 2, 1, 3)), (batch, time, dim))  # (B, T, dim)
-        return self.output_dense(joined)
+        joined = ops.reshape(ops.transpose(heads, (0, 2, 1, 3)), (-1, dim))  # (B · T, dim)
+        return ops.reshape(self.output_dense(joined), (batch, time, dim))
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -76,9 +76,13 @@ class PreNormTransformerBlock(keras.layers.Layer):
     def call(self, inputs, mask=None, training=None):
         attended = self.attention(self.attention_norm(inputs), mask=mask, training=training)
         x = inputs + self.attention_dropout(attended, training=training)  # (B, T, dim)
-        hidden = ops.relu(self.feed_forward_inner(self.feed_forward_norm(x)))  # (B, T, hidden_dim)
+        # the feed-forward as 2-D products over the B · T rows (a Dense on a 3-D input is a tensordot: ~20 shape ops
+        # more in the graph for the same MatMul, traced and optimised on every first call)
+        flat = ops.reshape(self.feed_forward_norm(x), (-1, x.shape[-1]))  # (B · T, dim)
+        hidden = ops.relu(self.feed_forward_inner(flat))  # (B · T, hidden_dim)
         hidden = self.feed_forward_inner_dropout(hidden, training=training)
-        return x + self.feed_forward_dropout(self.feed_forward_outer(hidden), training=training)
+        outer = ops.reshape(self.feed_forward_outer(hidden), ops.shape(x))  # (B, T, dim)
+        return x + self.feed_forward_dropout(outer, training=training)
 
     def compute_output_shape(self, input_shape):
         return input_shape

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from elmo_keras.limits import MAX_POSITIONS
 WAVELENGTH_BASE = 10000.0
 
 
+@functools.lru_cache(maxsize=4)  # built once for the layer and once more for the loader's check (5,000 × 512 sines)
 def sinusoidal_table(max_length: int, dim: int) -> np.ndarray:
     """``PE[p, 2k] = sin(p · e^(2k · −ln(10000) / dim))``, ``PE[p, 2k + 1] = cos(...)``: float32 `(max_length, dim)`.
 
@@ -20,6 +22,7 @@ def sinusoidal_table(max_length: int, dim: int) -> np.ndarray:
     ``arange(0, dim, 2)``, then the float32 product ``position * div_term``), with ``exp``, ``sin`` and ``cos``
     rounded once from float64: at a large position a one-ulp difference in ``div_term`` moves the sine by ~1e-4,
     and correctly rounded values agree with the table AllenNLP stores far more often than NumPy's float32 ones.
+    Cached, read-only (copy it to change it).
 
     Raises:
         ValueError: ``dim`` is odd (AllenNLP's formula needs a cosine for every sine), or a size is not positive.
@@ -35,6 +38,7 @@ def sinusoidal_table(max_length: int, dim: int) -> np.ndarray:
     table = np.zeros((max_length, dim), dtype=np.float32)
     table[:, 0::2] = np.sin(angle)
     table[:, 1::2] = np.cos(angle)
+    table.flags.writeable = False
     return table
 
 

@@ -228,4 +228,4 @@ def assign(variable, value: np.ndarray, key: str, path: str) -> None:
     if tuple(variable.shape) != tuple(value.shape):
         raise ArchiveError(path, key, f"converts to shape {tuple(value.shape)} but the layer weight {variable.path} "
                                       f"has shape {tuple(variable.shape)}")
-    variable.assign(value.astype(variable.dtype))
+    variable.assign(value.astype(variable.dtype, copy=False))  # take_tensor made it float32 already
