@@ -37,6 +37,7 @@ from elmo_keras.pretrained.allennlp_weights import (
     projection_keys,
     transformer_block_keys,
 )
+from elmo_keras.pretrained.loader import random_initialisation_skipped
 from elmo_keras.text.char_ids import MAX_CHARS_PER_TOKEN
 
 MAX_LISTED_TENSORS = 8  # in the "unused tensors" error
@@ -99,7 +100,10 @@ def transformer_elmo_from_archive(path: str | os.PathLike, include_softmax: bool
     config = TransformerElmoConfig.from_dict(raw_config, source=f"{path}:config.json")
     softmax = {key: tensors.pop(key) for key in list(tensors) if is_softmax_key(key)} if include_softmax else None
     bilm = transformer_elmo_from_config(config)
-    bilm.build(bilm.input_ids_shape)
+    # every weight is overwritten next: no random initialisation for the sublayers that exist before build (the
+    # char CNN's, the feed-forwards' first halves; the rest are made in build and still drawn)
+    with random_initialisation_skipped(bilm):
+        bilm.build(bilm.input_ids_shape)
     set_transformer_elmo_weights(bilm.token_encoder, bilm.contextualizer, config, tensors, weights_name)
     return TransformerElmo(config, bilm, softmax, path)
 
