@@ -153,7 +153,9 @@ def test_the_embedder_takes_a_transformer_bilm_in_float32():
     vectors = embedder.embed_sentence(["I", "sat", "by", "the", "bank"])
     assert vectors.shape == (bilm.num_activation_layers, 5, 2 * DIM) == (4, 5, 16)
     layers = np.stack(_activations(bilm, char_ids_with_boundaries([["I", "sat", "by", "the", "bank"]])))
-    np.testing.assert_allclose(vectors, layers[:, 0, 1:-1], rtol=0, atol=1e-6)  # the layer's own call, <S> </S> cut
+    # the layer's own call, <S> </S> cut: the embedder runs the traced graph (its character padding cut) and the
+    # call runs eagerly, so the kernels differ and float32 rounding may (1.01e-6 seen on a 2-core Xeon in CI)
+    np.testing.assert_allclose(vectors, layers[:, 0, 1:-1], rtol=0, atol=1e-5)
     with pytest.raises(ValueError, match="precision='bfloat16' needs a biLM with bfloat16 matmuls"):
         ElmoEmbedder(bilm=bilm, precision="bfloat16")
     with pytest.raises(ValueError, match="no state to carry across calls"):
