@@ -42,7 +42,9 @@ def test_attention_bytes_is_rows_heads_positions_squared_float32_times_the_live_
 
 
 def test_a_batch_whose_attention_does_not_fit_is_refused_in_one_line(memory, no_work):
-    embedder = ElmoEmbedder(bilm=tiny_transformer())
+    # time_bucket=1: the batch's own length on every backend (where a path compiles per shape, as JAX's, the embedder
+    # pads the time axis to a multiple of time_bucket, and the check counts the padded positions)
+    embedder = ElmoEmbedder(bilm=tiny_transformer(), time_bucket=1)
     needed = limits.attention_bytes(3, 12, 2)  # 3 rows, the longest 10 tokens + <S> and </S>
     memory(needed - 1)
     with pytest.raises(ValueError, match=r"^a batch of 3 sentences × 12 positions needs about .* GiB for the "
@@ -56,7 +58,7 @@ def test_a_batch_whose_attention_does_not_fit_is_refused_in_one_line(memory, no_
 
 
 def test_a_batch_that_fits_runs(memory):
-    embedder = ElmoEmbedder(bilm=tiny_transformer())
+    embedder = ElmoEmbedder(bilm=tiny_transformer(), time_bucket=1)  # 12 positions on every backend (above)
     memory(limits.attention_bytes(3, 12, 2))
     assert [v.shape for v in embedder.embed_batch([WORDS, WORDS[:3], ["a"]])] == [(2, 10, 16), (2, 3, 16), (2, 1, 16)]
 
