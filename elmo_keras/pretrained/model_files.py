@@ -83,18 +83,32 @@ def local_model_files(options_file, weight_file=None,
     """
     name = options_file if weight_file is None else None
     sources = model_sources(options_file, weight_file)
-    remote = [source for source in sources if isinstance(source, RemoteFile)]
+    copies = iter(cached_copies([source for source in sources if isinstance(source, RemoteFile)], name, progress))
+    options, weights = (source if isinstance(source, str) else next(copies) for source in sources)
+    return options, weights
+
+
+def cached_copies(remote: list[RemoteFile], name: str | None = None,
+                  progress: DownloadProgress | None = stderr_progress) -> list[str]:
+    """The verified local copies of the ``remote`` files, in order, downloading those not cached yet.
+
+    Args:
+        remote: the files (their URL, and the size and checksum where known).
+        name: the released model they belong to, for the offline message; None where they are given by URL.
+        progress: as for ``local_model_files``.
+
+    Raises:
+        OfflineError: files to download while offline or with the network down (one line naming every file still
+            missing and where to put it by hand); the download errors of ``cached_file``.
+    """
     missing = [source.url for source in remote if not cache_path(source.url).is_file()]
     if missing and is_offline():
         raise offline_error(missing, f"{OFFLINE_ENV}={os.environ.get(OFFLINE_ENV)} is set", name=name)
     paths = []
-    for source in sources:
-        if isinstance(source, str):
-            paths.append(source)
-            continue
+    for source in remote:
         try:
             paths.append(str(cached_file(source.url, size=source.size, sha256=source.sha256, progress=progress)))
         except OfflineError as error:  # the network is down: say where every file still missing goes
             still_missing = [url for url in missing if not cache_path(url).is_file()] or [source.url]
             raise offline_error(still_missing, error.reason, name=name) from None
-    return paths[0], paths[1]
+    return paths

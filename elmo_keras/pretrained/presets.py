@@ -28,19 +28,10 @@ from elmo_keras.layers.bilm_base import BiLMBase
 from elmo_keras.models.bilm.directory import load_bilm
 from elmo_keras.models.directory_files import MODEL_FILE
 from elmo_keras.pretrained.allennlp_archive import CONFIG_NAME, WEIGHTS_NAME
-from elmo_keras.pretrained.downloads import (
-    OFFLINE_ENV,
-    DownloadProgress,
-    OfflineError,
-    cache_path,
-    cached_file,
-    is_offline,
-    offline_error,
-    stderr_progress,
-)
+from elmo_keras.pretrained.downloads import DownloadProgress, stderr_progress
 from elmo_keras.pretrained.loader import load_pretrained_bilm
-from elmo_keras.pretrained.model_files import local_model_files
-from elmo_keras.pretrained.registry import RELEASED_ARCHIVES, preset_name, published_file, unknown_preset
+from elmo_keras.pretrained.model_files import cached_copies, local_model_files
+from elmo_keras.pretrained.registry import RELEASED_ARCHIVES, RemoteFile, preset_name, published_file, unknown_preset
 from elmo_keras.pretrained.transformer_loader import transformer_elmo_from_archive
 from elmo_keras.pretrained.urls import is_url, normal_url, shown_url
 
@@ -137,14 +128,7 @@ def preset_kind(name_or_path) -> tuple[str, object]:
 
 def archive_file(url: str, name: str | None, progress: DownloadProgress | None) -> str:
     """The local copy of an archive ``url`` (the registry's size and checksum where it lists it), downloaded once."""
-    remote = published_file(url)
-    if not cache_path(url).is_file() and is_offline():
-        raise offline_error([url], f"{OFFLINE_ENV}={os.environ.get(OFFLINE_ENV)} is set", name=name)
-    try:
-        return str(cached_file(url, size=remote and remote.size, sha256=remote and remote.sha256,
-                               progress=progress))
-    except OfflineError as error:  # the network is down: say where the file goes
-        raise offline_error([url], error.reason, name=name) from None
+    return cached_copies([published_file(url) or RemoteFile(url)], name, progress)[0]
 
 
 def load_preset(name_or_path, *, stateful: bool = False, include_softmax: bool = False,
