@@ -19,6 +19,7 @@ import sys
 
 from elmo_keras import _lazy
 from tests.project.backend_independent.test_import_structure import STREAMLIT_SCRIPTS, _module_name, _modules
+from tests.support.import_cycles import import_cycles
 from tests.support.paths import REPO_ROOT
 
 REPO = REPO_ROOT
@@ -105,18 +106,5 @@ def _import_time_graph() -> dict[str, set[str]]:
 
 
 def test_no_module_waits_for_itself_through_its_package():
-    graph, state, cycles = _import_time_graph(), {}, []
-
-    def visit(name, trail):
-        state[name] = "open"
-        for imported in sorted(graph[name]):
-            if state.get(imported) == "open":
-                cycles.append(trail[trail.index(imported):] + [imported])
-            elif imported not in state:
-                visit(imported, trail + [imported])
-        state[name] = "done"
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name, [name])
+    cycles = import_cycles(_import_time_graph())
     assert not cycles, cycles[:5]

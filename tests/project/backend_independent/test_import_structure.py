@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.support.import_cycles import import_cycles
 from tests.support.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
@@ -70,21 +71,7 @@ def _graph():
 
 
 def test_no_module_imports_itself_back_through_a_cycle():
-    graph = _graph()
-    state, cycles = {}, []
-
-    def visit(name, trail):
-        state[name] = "open"
-        for imported in sorted(graph[name]):
-            if state.get(imported) == "open":
-                cycles.append(trail[trail.index(imported):] + [imported])
-            elif imported not in state:
-                visit(imported, trail + [imported])
-        state[name] = "done"
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name, [name])
+    cycles = import_cycles(_graph())
     assert not cycles, cycles
 
 
