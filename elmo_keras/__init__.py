@@ -15,6 +15,10 @@ import importlib
 import os
 import pathlib
 
+# typing whole before any thread makes one of our dataclasses: dataclasses reads typing.ClassVar from sys.modules,
+# which another thread may be half-way through importing (seen once in the eight-thread import test on JAX)
+import typing  # noqa: F401
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
