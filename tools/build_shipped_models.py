@@ -24,6 +24,11 @@
     python tools/build_shipped_models.py [--output DIR] [--results-only | --lecture-pages-only | --dialogue-only |
                                           --transformer-only]
 
+- ``treebank-lstm`` and ``treebank-transformer``: character-level biLMs of those sizes trained on the 12,544
+  training sentences of the shipped treebank, UD English EWT (``real_text.bilms``, seed 0, float32), held-out
+  perplexity on its dev sentences; built only with ``--treebank-only`` (about 25 minutes for both), not by the
+  default build.
+
 ``--results-only`` recomputes the results from the models already in the output directory (after a change to
 what the pages compute, not to the models); ``--lecture-pages-only`` rebuilds only ``classifiers-toy``,
 ``dialogue-toy`` and ``gradients-toy``; ``--dialogue-only`` only ``dialogue-toy``; ``--transformer-only``
@@ -49,6 +54,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from elmo_keras.analysis import sense_separation, word_occurrences  # noqa: E402
 from elmo_keras.data import TARGET_WORDS, load_polysemy  # noqa: E402
+from elmo_keras.data.treebank import TREEBANK_ATTRIBUTION, TREEBANK_VERSION  # noqa: E402
 from elmo_keras.explorer.classification.service import train_default_classifiers  # noqa: E402
 from elmo_keras.explorer.contextualizers.models import TRANSFORMER_EPOCHS, TRANSFORMER_SIZE  # noqa: E402
 from elmo_keras.explorer.corpus import builtin_corpus  # noqa: E402
@@ -86,6 +92,7 @@ from elmo_keras.explorer.tagging.service import (  # noqa: E402
 from elmo_keras.explorer.tagging.store import computed_tagging_view  # noqa: E402
 from elmo_keras.models import build_bilm_lm, get_size, save_model_dir, train_bilm  # noqa: E402
 from elmo_keras.models.provenance import experiment_provenance  # noqa: E402
+from elmo_keras.real_text.bilms import TREEBANK_BILMS, VOCABULARY_MIN_COUNT, train_treebank_bilm  # noqa: E402
 from elmo_keras.safe_files import replace_directory, staging_directory  # noqa: E402
 
 DEFAULT_OUTPUT = pathlib.Path(__file__).resolve().parents[1] / "elmo_keras" / "data" / "shipped_models"
@@ -145,6 +152,29 @@ def build_transformer(output: pathlib.Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         build_transformer_bilm(pathlib.Path(scratch) / TRANSFORMER_MODEL_NAME, output / "toy")
         install(pathlib.Path(scratch) / TRANSFORMER_MODEL_NAME, output / TRANSFORMER_MODEL_NAME)
+
+
+def build_treebank(output: pathlib.Path) -> None:
+    """Train and install the two treebank biLMs (``real_text.bilms.TREEBANK_BILMS``) in ``output``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in TREEBANK_BILMS:
+            started = time.perf_counter()
+            trained = train_treebank_bilm(name, seed=SEED)
+            seconds = time.perf_counter() - started
+            shipped = build_bilm_lm(trained.config, len(trained.vocabulary))  # never compiled: no optimizer state
+            shipped.build(shipped.bilm.input_ids_shape)
+            shipped.set_weights(trained.get_weights())
+            shipped.vocabulary, shipped.config = trained.vocabulary, trained.config
+            shipped.training_summary = {
+                **trained.training_summary, "preset": name, "build_seconds": round(seconds, 1),
+                "corpus": f"{TREEBANK_VERSION}, train split (12,544 sentences); held-out: dev (2,001 sentences)",
+                "license": TREEBANK_ATTRIBUTION, "built_by": "tools/build_shipped_models.py --treebank-only",
+                "vocabulary_min_count": VOCABULARY_MIN_COUNT, "provenance": experiment_provenance()}
+            save_model_dir(shipped, pathlib.Path(scratch) / name)
+            heldout = shipped.training_summary["heldout"]
+            print(f"{name}: {seconds:.0f} s, dev perplexity forward {heldout['forward_perplexity']:.2f}, backward "
+                  f"{heldout['backward_perplexity']:.2f}", flush=True)
+            install(pathlib.Path(scratch) / name, output / name)
 
 
 def build(output: pathlib.Path) -> None:
@@ -233,6 +263,8 @@ if __name__ == "__main__":
                       help="rebuild only the classification, dialogue and gradients pages' models")
     only.add_argument("--dialogue-only", action="store_true", help="rebuild only the dialogue page's models")
     only.add_argument("--transformer-only", action="store_true", help="rebuild only the transformer-toy biLM")
+    only.add_argument("--treebank-only", action="store_true",
+                      help="train only the treebank-lstm and treebank-transformer biLMs (UD English EWT)")
     arguments = parser.parse_args()
     if arguments.results_only:
         build_results(arguments.output)
@@ -242,5 +274,7 @@ if __name__ == "__main__":
         build_dialogue(arguments.output)
     elif arguments.transformer_only:
         build_transformer(arguments.output)
+    elif arguments.treebank_only:
+        build_treebank(arguments.output)
     else:
         build(arguments.output)

@@ -16,3 +16,12 @@ from elmo_keras.data.tagging import (
     pos_examples,
     tagging_unlabelled_sentences,
 )
+from elmo_keras.data.treebank import (
+    TREEBANK_ATTRIBUTION,
+    TREEBANK_COLUMNS,
+    TREEBANK_COUNTS,
+    TREEBANK_SPLITS,
+    treebank_examples,
+    treebank_sentences,
+    ud_english_ewt,
+)

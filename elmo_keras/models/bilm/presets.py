@@ -219,6 +219,16 @@ SIZES = {
     "transformer-toy": BiLMConfig(contextualizer="transformer", embedding_dim=32, units=32, hidden_dim=128,
                                   num_heads=4, num_layers=2, dropout=0.1, epochs=10, batch_size=16,
                                   learning_rate=4e-3),
+    # Character-level biLMs sized for real English: the shipped ``treebank-lstm`` and ``treebank-transformer`` are
+    # these, trained on the 12,544 training sentences of UD English EWT (``data.treebank``; min_count 2 for the
+    # predicted words) by ``tools/build_shipped_models.py --treebank-only`` in about 12 minutes each on 2 CPU cores.
+    # Characters keep their case (the capital of a proper noun reaches the probes); the predicted words are lowercased.
+    "treebank-lstm": BiLMConfig(token_input="char", embedding_dim=16, units=256, projection_dim=128, num_layers=2,
+                                cell_clip=3.0, proj_clip=3.0, use_skip_connections=True, dropout=0.1, epochs=5,
+                                batch_size=32, learning_rate=2e-3),
+    "treebank-transformer": BiLMConfig(token_input="char", contextualizer="transformer", embedding_dim=16, units=128,
+                                       hidden_dim=512, num_heads=4, num_layers=4, dropout=0.1, epochs=4,
+                                       batch_size=32, learning_rate=1e-3),
 }
 
 # Sizes too large to train on a laptop, for the command line and notebooks only (the explorer offers ``SIZES``).
