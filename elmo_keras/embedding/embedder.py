@@ -17,8 +17,10 @@ from elmo_keras.argument_checks import check_int
 from elmo_keras.embedding.choices import AUTO, DEFAULT_TIME_BUCKET, check_execution, check_precision
 from elmo_keras.embedding.embedder_files import (
     check_embed_paths,
+    check_output_format,
+    output_vectors,
     read_sentence_file,
-    write_sentence_to_index,
+    write_embedded,
     writing_hdf5,
 )
 from elmo_keras.embedding.jobs import batch_run, embed_batch, embed_job
@@ -33,8 +35,6 @@ from elmo_keras.pretrained.loader import load_pretrained_bilm
 from elmo_keras.pretrained.model_files import local_model_files
 from elmo_keras.pretrained.presets import load_preset
 from elmo_keras.text.batching import SentenceIds, char_ids_with_boundaries, check_token_lists, sentence_ids
-
-OUTPUT_FORMATS = ("all", "top", "average")
 
 ProgressCallback = Callable[[int, int], None]  # (sentences done, total)
 
@@ -298,8 +298,7 @@ class ElmoEmbedder:
 
             All of these are raised before anything is embedded.
         """
-        if output_format not in OUTPUT_FORMATS:
-            raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, received {output_format!r}")
+        check_output_format(output_format)
         check_batch_size(batch_size)
         if shard is not None and self.stateful:
             raise ValueError("shard= needs a stateless embedder: in stateful mode a sentence's vectors depend on every "
@@ -323,20 +322,12 @@ class ElmoEmbedder:
             if progress is not None:
                 progress(embedded_count, len(texts))
 
-        sentence_to_index: dict[str, str] = {}
         with writing_hdf5(output_file) as handle:
             if record is not None:
                 record.write(handle)
             embedded = self._embed_job((text.split() for text in texts), batch_size, on_batch)
-            for offset, vectors in enumerate(embedded):
-                key = str(first_index + offset)
-                if output_format == "top":
-                    vectors = vectors[-1]
-                elif output_format == "average":
-                    vectors = vectors.mean(axis=0)
-                handle.create_dataset(key, data=vectors)
-                sentence_to_index[texts[offset]] = key
-            write_sentence_to_index(handle, sentence_to_index)
+            write_embedded(handle, ((first_index + offset, texts[offset], output_vectors(vectors, output_format))
+                                    for offset, vectors in enumerate(embedded)))
         return len(texts)
 
     def reset_states(self) -> None:

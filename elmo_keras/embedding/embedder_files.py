@@ -23,9 +23,10 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import h5py
+import numpy as np
 
 from elmo_keras.pretrained.cache_layout import refuse_cache_output
 from elmo_keras.safe_files import OutputOverwritesInputError, file_sha256, new_file_mode, refuse_overwriting
@@ -41,6 +42,7 @@ EMPTY_INPUT = "{path} is empty: there is nothing to embed; give a file with one 
 PARTIAL_SUFFIX = ".partial"  # outputs are written as .OUTPUT.XXXXXXXX.partial beside OUTPUT, then renamed to it
 OUTPUT_ATTRIBUTE = "elmo_keras_output"  # root attribute of every file writing_hdf5 writes
 OUTPUT_MARK = "embed"  # its value: the embed command's layout (embed, embed --shard and merge-shards write it)
+OUTPUT_FORMATS = ("all", "top", "average")  # every layer, the top one, their mean
 _LINE_NAME = re.compile(r"[0-9]+")
 _ANY_PARTIAL_NAME = re.compile(rf"\..+\.[a-z0-9_]{{8}}{re.escape(PARTIAL_SUFFIX)}")  # writing_hdf5's, of any output
 
@@ -306,6 +308,35 @@ def _remove_stale_partials(output_file: str) -> None:
             pass
         finally:
             os.close(descriptor)
+
+
+def check_output_format(output_format: str) -> str:
+    """``output_format``, checked to be one of ``OUTPUT_FORMATS`` (ValueError naming the value received)."""
+    if output_format not in OUTPUT_FORMATS:
+        raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, received {output_format!r}")
+    return output_format
+
+
+def output_vectors(vectors: np.ndarray, output_format: str) -> np.ndarray:
+    """One sentence's `(num_layers, tokens, dim)` vectors as the output stores them: as they are for ``"all"``, the
+    top layer `(tokens, dim)` for ``"top"``, the mean of the layers `(tokens, dim)` for ``"average"``."""
+    if output_format == "top":
+        return vectors[-1]
+    if output_format == "average":
+        return vectors.mean(axis=0)
+    return vectors
+
+
+def write_embedded(handle: h5py.File, embedded: Iterable[tuple[int, str, np.ndarray]]) -> None:
+    """The output's content (the module docstring's layout): ``(line index, sentence text, vectors)`` in line order,
+    each vectors already in its output format (``output_vectors``), one dataset each named by its index, then
+    ``SENTENCE_TO_INDEX`` (a sentence on several lines maps to its last)."""
+    sentence_to_index: dict[str, str] = {}
+    for index, text, vectors in embedded:
+        key = str(index)
+        handle.create_dataset(key, data=vectors)
+        sentence_to_index[text] = key
+    write_sentence_to_index(handle, sentence_to_index)
 
 
 def write_sentence_to_index(handle: h5py.File, sentence_to_index: Mapping[str, str]) -> None:
