@@ -48,14 +48,15 @@ def ud_english_ewt(split: str = "train") -> list[ConlluSentence]:
         split: ``"train"`` (12,544 sentences), ``"dev"`` (2,001) or ``"test"`` (2,077). Defaults to ``"train"``.
 
     Returns:
-        A new list of ``ConlluSentence``: ``tokens`` (the syntactic words), ``tags`` (``{"upos": [...],
-        "xpos": [...], "lemma": [...], "deprel": [...]}``, one value per token; a missing lemma is ``"_"``),
-        ``metadata`` (``sent_id``, ``text``, ...) and ``line``.
+        New ``ConlluSentence`` objects (the caller may change them): ``tokens`` (the syntactic words), ``tags``
+        (``{"upos": [...], "xpos": [...], "lemma": [...], "deprel": [...]}``, one value per token; a missing lemma
+        is ``"_"``), ``metadata`` (``sent_id``, ``text``, ...) and ``line``.
 
     Raises:
         ValueError: ``split`` is not one of ``TREEBANK_SPLITS``.
     """
-    return list(_read(split))
+    return [ConlluSentence(list(s.tokens), {column: list(values) for column, values in s.tags.items()},
+                           dict(s.metadata), s.line) for s in _read(split)]
 
 
 def treebank_sentences(split: str = "train", limit: int | None = None) -> list[list[str]]:

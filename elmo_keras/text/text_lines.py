@@ -63,7 +63,7 @@ def _read_bytes(path: PathLike) -> bytes:
             while chunk := handle.read(_CHUNK):
                 total += len(chunk)
                 if total > MAX_DECOMPRESSED_BYTES:
-                    raise ValueError(f"{os.fspath(path)}: more than {MAX_DECOMPRESSED_BYTES / 2**30:.0f} GiB once "
+                    raise ValueError(f"{os.fspath(path)}: more than {MAX_DECOMPRESSED_BYTES:,} bytes once "
                                      "decompressed, too large to read whole; split it or stream it")
                 parts.append(chunk)
     except (OSError, EOFError, zlib.error) as error:

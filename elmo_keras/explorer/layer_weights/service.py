@@ -19,39 +19,27 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from elmo_keras._quiet import keras
+from elmo_keras.analysis.layer_probes import (  # noqa: F401 (MIX_* re-exported for the page's text)
+    MIX_BATCH_SIZE,
+    MIX_EPOCHS,
+    MIX_LEARNING_RATE,
+    MixHead,
+    ProbeTask,
+    fit_mix_and_probes,
+    softmax,
+)
 from elmo_keras.explorer.layer_weights.probe_tasks import (
     POS,
     SENSE,
-    ProbeTask,
     corpus_activations,
     pos_task,
     sense_task,
 )
-from elmo_keras.layers.scalar_mix import ScalarMix
 
-MIX_EPOCHS = 30
-MIX_LEARNING_RATE = 0.02
-MIX_BATCH_SIZE = 256
 # Weighted mean layers of the two tasks must differ by more than this before a finding names a direction: on the
 # toy model another seed can move their difference, even reverse it, and a single run cannot measure its own
 # seed-to-seed spread, so the margin sits above the spread seen across seeds.
 DIRECTION_MARGIN = 0.15
-
-
-@dataclass(frozen=True)
-class MixHead:
-    """The trained ``ScalarMix`` parameters and the linear softmax head."""
-
-    scalar_parameters: np.ndarray  # (L,) raw s (before the softmax)
-    gamma: float
-    kernel: np.ndarray  # (D, C)
-    bias: np.ndarray  # (C,)
-
-    @property
-    def weights(self) -> np.ndarray:
-        """``softmax(scalar_parameters)``: `(L,)` layer weights summing to 1."""
-        return softmax(self.scalar_parameters)
 
 
 @dataclass(frozen=True)
@@ -86,55 +74,6 @@ class LayerWeightReport:
     reports: list  # [TaskReport]
     skipped: list  # reasons a task could not be built on this corpus
     findings: list  # sentences computed from the numbers
-
-
-def softmax(values) -> np.ndarray:
-    """float64 softmax of a `(L,)` vector (shifted by its maximum, so large values do not overflow)."""
-    values = np.asarray(values, dtype=np.float64)
-    exp = np.exp(values - values.max())
-    return exp / exp.sum()
-
-
-def fit_mix_and_probes(task: ProbeTask, seed: int = 0, epochs: int = MIX_EPOCHS,
-                       learning_rate: float = MIX_LEARNING_RATE) -> tuple[MixHead, np.ndarray]:
-    """Train the mix head and the single-layer probes on the task's frozen features (deterministic for ``seed``).
-
-    One Keras model holds ``Dense(softmax)(ScalarMix(h_0 … h_L))`` and, beside it, one ``Dense(softmax)`` probe
-    per layer ``j`` on ``h_j`` alone. They share no weights, and Adam updates every weight on its own, so one
-    ``fit`` on the summed losses trains each exactly as a separate ``fit`` with the same batches would; the
-    probes are thus trained like for like with the mix.
-
-    Args:
-        task: the task's frozen features and labels.
-        seed: int, seeds Keras (weights, shuffling). Defaults to 0.
-        epochs: int. Defaults to ``MIX_EPOCHS``.
-        learning_rate: float, Adam's. Defaults to ``MIX_LEARNING_RATE``.
-
-    Returns:
-        ``(MixHead, probe held-out accuracies (L,))``.
-    """
-    keras.utils.set_random_seed(int(seed))
-    num_layers, dim, num_classes = task.num_layers, task.train_features.shape[2], len(task.labels)
-    inputs = [keras.Input((1, dim), name=f"layer_{j}") for j in range(num_layers)]  # each (batch, 1, D)
-    mix = ScalarMix(num_layers, name="scalar_mix")
-    head = keras.layers.Dense(num_classes, activation="softmax", name="head")
-    flat = [keras.layers.Flatten(name=f"flatten_{j}") for j in range(num_layers)]
-    probes = [keras.layers.Dense(num_classes, activation="softmax", name=f"probe_{j}") for j in range(num_layers)]
-    mixed = keras.layers.Flatten(name="flatten_mix")(mix(inputs))  # (batch, D)
-    outputs = [head(mixed)] + [probe(f(x)) for probe, f, x in zip(probes, flat, inputs)]
-    model = keras.Model(inputs, outputs, name=f"{task.name}_layer_weights")
-    model.compile(optimizer=keras.optimizers.Adam(learning_rate),
-                  loss=["sparse_categorical_crossentropy"] * len(outputs))
-    model.fit([task.train_features[:, j : j + 1] for j in range(num_layers)], [task.train_labels] * len(outputs),
-              epochs=epochs, batch_size=MIX_BATCH_SIZE, shuffle=True, verbose=0)
-    kernel, bias = (np.asarray(w, dtype=np.float64) for w in head.get_weights())
-    scalars = np.asarray(keras.ops.convert_to_numpy(mix.scalar_parameters), dtype=np.float64)
-    accuracies = []
-    for j, probe in enumerate(probes):
-        probe_kernel, probe_bias = probe.get_weights()
-        logits = task.test_features[:, j] @ probe_kernel + probe_bias  # (n_test, C)
-        accuracies.append(float(np.mean(np.argmax(logits, axis=1) == task.test_labels)))
-    return MixHead(scalars, mix.gamma_value(), kernel, bias), np.array(accuracies)
 
 
 def _accuracy(layer_logits, bias, labels, scalar_parameters, gamma) -> float:

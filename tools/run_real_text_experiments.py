@@ -1,0 +1,119 @@
+"""Run the real-English experiments (``elmo_keras.real_text``) on the shipped treebank biLMs and write the result
+files the README, docs and the explorer's Probing, Layer weights and Tagging pages show.
+
+Usage::
+
+    python tools/run_real_text_experiments.py [--probes-only | --tagging-only] [--seeds 0 1 2]
+
+- ``elmo_keras/data/real_text_probes.json`` (``--probes-only``): the dev perplexities of ``treebank-lstm`` and
+  ``treebank-transformer`` beside an interpolated Kneser–Ney trigram and an add-one unigram on the same
+  vocabulary and sentences; then, per biLM, task (UPOS, XPOS, dependency relation, toy word sense) and seed, the
+  held-out accuracy of a linear probe on each layer and ELMo's learned layer mix (``real_text.probing``).
+- ``elmo_keras/data/real_text_tagging.json`` (``--tagging-only``): the UPOS learning curve, words only vs. + each
+  biLM's vectors, softmax and CRF heads, 1 / 10 / 100 % of train, scored on test (``real_text.tagging_curve``).
+
+Both record the seeds, the machine, the seconds and the provenance (``models.provenance``: run from a clean
+checkout so that the commit names the code). Deterministic for the same seeds on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from elmo_keras.data.treebank import TREEBANK_ATTRIBUTION, TREEBANK_VERSION, treebank_sentences  # noqa: E402
+from elmo_keras.models.provenance import cpu_name, experiment_provenance  # noqa: E402
+from elmo_keras.real_text.bilms import TREEBANK_BILMS, load_treebank_bilm  # noqa: E402
+from elmo_keras.real_text.probe_findings import probe_findings, probe_summary  # noqa: E402
+from elmo_keras.real_text.probing import PROBE_POOL_SENTENCES, PROBE_SEEDS, PROBE_TRAIN_SENTENCES, probe_runs  # noqa: E402
+from elmo_keras.real_text.tagging_curve import (  # noqa: E402
+    CURVE_EPOCHS,
+    CURVE_FRACTIONS,
+    CURVE_SEEDS,
+    TAGGER_SETTINGS,
+    curve_findings,
+    curve_table,
+    learning_curve,
+)
+
+DATA = REPO / "elmo_keras" / "data"
+PROBES_FILE, TAGGING_FILE = "real_text_probes.json", "real_text_tagging.json"
+
+
+def perplexity_table(models: dict) -> dict:
+    """Dev perplexities of each biLM (from its training summary) and of the count baselines on its vocabulary."""
+    from elmo_keras.models.bilm.evaluation import unigram_perplexity
+    from elmo_keras.real_text.kneser_ney import kneser_ney_perplexities
+
+    train, dev = treebank_sentences("train"), treebank_sentences("dev")
+    rows = {}
+    for name, model in models.items():
+        rows[name] = {"biLM": model.training_summary["heldout"],
+                      "kneser_ney_trigram": kneser_ney_perplexities(train, dev, model.vocabulary, order=3),
+                      "add_one_unigram": {"forward_perplexity": unigram_perplexity(train, dev, model.vocabulary)},
+                      "vocabulary_size": len(model.vocabulary),
+                      "epochs": model.config.epochs, "build_seconds": model.training_summary.get("build_seconds")}
+    return rows
+
+
+def run_probes(models: dict, seeds, log) -> dict:
+    started = time.perf_counter()
+    perplexities = perplexity_table(models)
+    for name, row in perplexities.items():
+        log(f"{name}: dev perplexity {row['biLM']} vs Kneser-Ney trigram {row['kneser_ney_trigram']}")
+    runs = []
+    for name, model in models.items():
+        runs += probe_runs(model, name, seeds=seeds, progress=log)
+    return {"perplexities": perplexities, "runs": runs, "seeds": list(seeds),
+            "settings": {"pool_sentences": PROBE_POOL_SENTENCES, "train_sentences": PROBE_TRAIN_SENTENCES},
+            "data": TREEBANK_VERSION, "license": TREEBANK_ATTRIBUTION, "findings": probe_findings(runs),
+            "machine": cpu_name(), "seconds": round(time.perf_counter() - started),
+            "provenance": experiment_provenance()}
+
+
+def run_tagging(models: dict, seeds, log) -> dict:
+    started = time.perf_counter()
+    runs = learning_curve(models, seeds=seeds, progress=log)
+    return {"runs": runs, "seeds": list(seeds), "fractions": list(CURVE_FRACTIONS),
+            "epochs": {str(k): v for k, v in CURVE_EPOCHS.items()}, "tagger": TAGGER_SETTINGS,
+            "data": TREEBANK_VERSION, "license": TREEBANK_ATTRIBUTION, "findings": curve_findings(runs),
+            "machine": cpu_name(), "seconds": round(time.perf_counter() - started),
+            "provenance": experiment_provenance()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--probes-only", action="store_true", help=f"write only {PROBES_FILE}")
+    only.add_argument("--tagging-only", action="store_true", help=f"write only {TAGGING_FILE}")
+    parser.add_argument("--seeds", type=int, nargs="+", default=None,
+                        help=f"default: {list(PROBE_SEEDS)} (probes), {list(CURVE_SEEDS)} (tagging)")
+    parser.add_argument("--output", type=pathlib.Path, default=DATA, help="the folder the files go to")
+    args = parser.parse_args()
+    started = time.perf_counter()
+
+    def log(message: str) -> None:
+        print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True)
+
+    models = {name: load_treebank_bilm(name) for name in TREEBANK_BILMS}
+    if not args.tagging_only:
+        results = run_probes(models, args.seeds or PROBE_SEEDS, log)
+        (args.output / PROBES_FILE).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        print(probe_summary(results["runs"]).round(4).to_string(index=False))
+        print("\n".join(results["findings"]))
+    if not args.probes_only:
+        results = run_tagging(models, args.seeds or CURVE_SEEDS, log)
+        (args.output / TAGGING_FILE).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        print(curve_table(results["runs"]).round(4).to_string(index=False))
+        print("\n".join(results["findings"]))
+    log("done")
+
+
+if __name__ == "__main__":
+    main()
