@@ -12,6 +12,7 @@ EXECUTION_MODES = ("graph", "xla", "eager")  # what a batch runs as; "auto" is "
 EXECUTION_CHOICES = (AUTO, *EXECUTION_MODES)  # what ``ElmoEmbedder(execution=)`` and ``layer_embeddings`` take
 PRECISION_CHOICES = (AUTO, "float32", "bfloat16")  # what ``ElmoEmbedder(precision=)`` and ``layer_embeddings`` take
 DEFAULT_TIME_BUCKET = 16  # paths compiled per shape: the time axis is padded to a multiple of this many steps
+DEFAULT_RAY_WORKERS = 2  # embedding on Ray Data (embedding.ray_engine, embed --engine ray): workers, one embedder each
 
 
 def check_execution(execution: str) -> str:
