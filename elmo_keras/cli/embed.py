@@ -1,4 +1,5 @@
 """The ``embed`` command: a text file (one whitespace-tokenized sentence per line) into HDF5, AllenNLP's layout;
+``--engine ray`` embeds it (or several files, a glob) on Ray Data workers into the same file (``embedding.ray_engine``);
 ``--shard K/N`` embeds shard K of N (K counted from 1) for ``merge-shards`` to join (``embedding.shards``). The
 model is a released one by preset name (``--model elmo_small_en``, ``elmo_transformer_en``; the old ``small`` …
 as aliases), two files (paths or URLs, downloaded once into the cache), or a
@@ -12,7 +13,7 @@ from typing import TextIO
 
 from elmo_keras.cli.devices import add_devices_argument, split_cpu_devices
 from elmo_keras.cli.stopping import EXIT_OK, checked_progress
-from elmo_keras.embedding.choices import EXECUTION_CHOICES, PRECISION_CHOICES
+from elmo_keras.embedding.choices import DEFAULT_RAY_WORKERS, EXECUTION_CHOICES, PRECISION_CHOICES
 from elmo_keras.embedding.embedder_files import check_embed_paths
 from elmo_keras.embedding.shards import SORT_WINDOW_BATCHES, parse_shard
 from elmo_keras.limits import MAX_BATCH_SIZE
@@ -46,6 +47,7 @@ class TextProgressBar:
 
 
 STRATEGIES = ("mirrored",)  # inference splits batches across the devices of one process, on TensorFlow
+ENGINES = ("process", "ray")  # who embeds: this process, or Ray Data workers (embedding.ray_engine)
 
 
 def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,6 +88,16 @@ def add_embed_arguments(parser: argparse.ArgumentParser) -> None:
                         help="embed only shard K of N (K = 1 … N): a contiguous block of whole sorting windows "
                              f"(--batch-size × {SORT_WINDOW_BATCHES} lines), datasets named by their line in the whole "
                              "file; join the N outputs with merge-shards (stateless only)")
+    parser.add_argument("--engine", choices=ENGINES, default="process",
+                        help="who embeds: process (default: this process), or ray: Ray Data workers, each with its own "
+                             "embedder, on a local cluster or --ray-address; INPUT may then also be a glob of files "
+                             "('corpus/*.txt.gz', numbered one after the other); the output is the one-process output, "
+                             'bit for bit (pip install "elmo_keras[ray]")')
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help=f"--engine ray: Ray workers, one embedder each (default {DEFAULT_RAY_WORKERS})")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="--engine ray: the Ray cluster to run on (ray.init's address: auto, ray://HOST:10001); "
+                             "default: $RAY_ADDRESS, else a local cluster started for the run")
     parser.add_argument("--quiet", action="store_true", help="no progress bars (embedding, downloading)")
 
 
@@ -103,10 +115,19 @@ def run_embed(args: argparse.Namespace) -> int:
     else:
         options_file, weight_file = (None, None) if files is None else model_file_paths(*files)
         sources = {"the options file": options_file, "the weights file": weight_file}
-    check_embed_paths(args.input, args.output, sources, {"the model directory": args.model_dir})
+    directories = {"the model directory": args.model_dir}
+    if args.engine == "ray":
+        # Keras and Ray: heavy, not for --help (Ray is the optional ray extra, checked by check_embed_arguments)
+        from elmo_keras.embedding.ray_engine import check_corpus_paths
+
+        check_corpus_paths(args.input, args.output, sources, directories)
+    else:
+        check_embed_paths(args.input, args.output, sources, directories)
     download_progress = None if args.quiet else stderr_progress
     # the one load verb; a name or URLs are fetched first (into the cache) with this command's progress
     source = args.model_dir or args.model if files is None else local_model_files(*files, progress=download_progress)
+    if args.engine == "ray":
+        return _run_on_ray(args, source)
     embedder = ElmoEmbedder.from_preset(source, stateful=args.stateful, execution=args.execution,
                                         strategy=args.strategy, precision=args.precision,
                                         progress=download_progress)
@@ -116,6 +137,20 @@ def run_embed(args: argparse.Namespace) -> int:
     replicas = None if embedder.strategy is None else embedder.strategy.num_replicas_in_sync
     devices = "" if replicas is None else f", each batch split across {replicas} devices"
     print(f"wrote {count} sentences ({args.output_format}) to {args.output}{_shard_note(args, count)}{devices}",
+          file=sys.stderr)
+    return EXIT_OK
+
+
+def _run_on_ray(args: argparse.Namespace, source) -> int:
+    """``embed --engine ray``: ``args.input`` (a file or a glob) embedded by Ray workers loading ``source``."""
+    from elmo_keras.embedding.ray_engine import embed_corpus  # Keras and Ray: heavy, not for --help
+
+    workers = args.workers or DEFAULT_RAY_WORKERS
+    progress = None if args.quiet else TextProgressBar(sys.stderr)
+    count = embed_corpus(source, args.input, args.output, output_format=args.output_format,
+                         batch_size=args.batch_size, workers=workers, address=args.ray_address,
+                         execution=args.execution, precision=args.precision, progress=checked_progress(progress))
+    print(f"wrote {count} sentences ({args.output_format}) to {args.output} with {workers} Ray workers",
           file=sys.stderr)
     return EXIT_OK
 
@@ -166,6 +201,31 @@ def check_embed_arguments(parser: argparse.ArgumentParser, args: argparse.Namesp
         parser.error("--shard needs stateless embedding: with --stateful a sentence's vectors depend on every batch "
                      "before it, so a shard cannot start in the middle of the file")
     check_strategy_arguments(parser, args)
+    check_engine_arguments(parser, args)
+
+
+def check_engine_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``--workers`` and ``--ray-address`` with ``--engine ray`` only; ``--engine ray`` stateless, without ``--shard``
+    or ``--strategy``, and with Ray installed (else one line naming the extra to install)."""
+    if args.engine != "ray":
+        given = [name for name, value in (("--workers", args.workers), ("--ray-address", args.ray_address))
+                 if value is not None]
+        if given:
+            parser.error(f"{' and '.join(given)} go with --engine ray")
+        return
+    for option, given in (("--shard", args.shard is not None), ("--stateful", args.stateful),
+                          ("--strategy", args.strategy is not None)):
+        if given:
+            parser.error(f"--engine ray embeds every line, stateless, one embedder per worker: drop {option} (--shard "
+                         "is the hand-run alternative to the engine)")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be >= 1, received {args.workers}")
+    from elmo_keras.embedding.ray_engine import RayNotInstalledError, import_ray  # Keras and Ray: heavy, optional
+
+    try:
+        import_ray()
+    except RayNotInstalledError as error:
+        parser.error(str(error))
 
 
 def check_strategy_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
