@@ -49,6 +49,17 @@ def test_the_lecture_notebook_runs_and_shows_what_it_says():
     assert "Keras clipnorm step == formula: True" in printed
 
 
+@pytest.mark.slow
+def test_the_real_english_notebook_runs_and_shows_what_it_says():
+    printed = _run(NOTEBOOKS / "real_english.ipynb")
+    assert "train: 12,544 sentences, 204,577 words; dev: 2,001 sentences" in printed
+    assert "(\"n't\", 'PART')" in printed and "CC BY-SA 4.0" in printed
+    assert "dev perplexity, forward: biLM" in printed and "Kneser-Ney trigram" in printed
+    assert "upos" in printed and "deprel" in printed
+    assert "words only: 125 training sentences, test accuracy" in printed
+    assert "+ biLM vectors: 125 training sentences, test accuracy" in printed
+
+
 def test_the_notebooks_are_generated_from_tools_make_notebooks():
     nbformat = pytest.importorskip("nbformat")
     import sys
