@@ -4,6 +4,9 @@ from the numbers whichever way they come out.
 A layer is said to be **preferred beyond the seed spread** only when every seed ranks it above the runner-up
 (paired: the same seed's sample, initialization and shuffling) and the mean paired difference exceeds twice its
 standard deviation over the seeds; otherwise the page says the two layers are not separated by these runs.
+``mix_findings`` holds the learned mixes to the same standard: a syntactic task's weighted mean layer differs from
+the semantic task's **beyond the seed spread** only when the difference exceeds twice the larger of their two
+standard deviations over the seeds and every seed puts it on the same side.
 """
 
 from __future__ import annotations
@@ -110,6 +113,77 @@ def probe_findings(runs: list[dict]) -> list[str]:
                      "the layered pattern Peters et al. report")
         lines.append(f"{_title(model)}: the syntactic tasks' best layers ({syn_layers}) are {direction} "
                      f"(word sense: layer {sem.best_layer}).")
+    return lines
+
+
+def _seed_mean_layers(runs: list[dict]) -> dict:
+    """``{(model, task): {seed: weighted mean layer Σ_j j · w_j of that seed's mix}}``."""
+    layers: dict[tuple, dict] = {}
+    for run in runs:
+        weights = np.asarray(run["mix_weights"], dtype=np.float64)
+        layers.setdefault((run["model"], run["task"]), {})[run["seed"]] = float(np.dot(np.arange(len(weights)),
+                                                                                       weights))
+    return layers
+
+
+def mix_separation(syntactic, semantic, syntactic_seeds: dict, semantic_seeds: dict) -> tuple[int, str]:
+    """Whether a syntactic task's learned mix sits apart from the semantic task's beyond the seed spread.
+
+    Args:
+        syntactic, semantic: rows of ``layer_preferences`` (``mean_layer``, ``mean_layer_std``).
+        syntactic_seeds, semantic_seeds: ``{seed: weighted mean layer}`` of each task; the seeds both have are paired.
+
+    Returns:
+        ``(sign, reason)``: -1 / +1 where the syntactic mix sits lower / higher beyond the seed spread (the difference
+        of the means exceeds twice the larger std, over at least two paired seeds that all give it the same sign),
+        else 0; ``reason`` says which, in a few words.
+    """
+    difference = syntactic.mean_layer - semantic.mean_layer
+    paired = [syntactic_seeds[seed] - semantic_seeds[seed] for seed in syntactic_seeds if seed in semantic_seeds]
+    spread = 2 * max(syntactic.mean_layer_std, semantic.mean_layer_std)
+    sign = int(np.sign(difference))
+    if len(paired) < 2:
+        return 0, "one seed: no spread measured"
+    if sign == 0 or abs(difference) <= spread:
+        return 0, f"within the seed spread: twice the larger std is {spread:.2f}"
+    if any(np.sign(d) != sign for d in paired):
+        return 0, "the seeds disagree on its sign"
+    return sign, "beyond the seed spread"
+
+
+def mix_findings(runs: list[dict]) -> list[str]:
+    """One sentence per model: do the syntactic tasks' learned mixes (weighted mean layer) sit apart from the
+    semantic task's beyond the seed spread (``mix_separation``)? Each task's numbers are quoted either way."""
+    preferences, seed_layers = layer_preferences(runs), _seed_mean_layers(runs)
+    lines = []
+    for model, rows in preferences.groupby("model", sort=False):
+        tasks = {row.task: row for row in rows.itertuples(index=False)}
+        semantic = [task for task in tasks if TASK_KINDS.get(task) == "semantic"]
+        syntactic = [task for task in tasks if TASK_KINDS.get(task) == "syntactic"]
+        if not semantic or not syntactic:
+            continue
+        sem = tasks[semantic[0]]
+        signs, parts = [], []
+        for task in syntactic:
+            row = tasks[task]
+            sign, reason = mix_separation(row, sem, seed_layers[(model, task)], seed_layers[(model, sem.task)])
+            signs.append(sign)
+            parts.append(f"{TASK_TITLES.get(task, task)} {row.mean_layer:.2f} ± {row.mean_layer_std:.2f} "
+                         f"({row.mean_layer - sem.mean_layer:+.2f}: {reason})")
+        numbers = (f"weighted mean layer, mean ± std over {len(seed_layers[(model, sem.task)])} seeds: "
+                   f"{'; '.join(parts)}; {TASK_TITLES.get(sem.task, sem.task)} {sem.mean_layer:.2f} ± "
+                   f"{sem.mean_layer_std:.2f}")
+        if all(sign == -1 for sign in signs):
+            verdict = ("sit lower than the semantic task's, beyond the seed spread — the direction Peters et al. "
+                       "(2018a §5.3; 2018b) report")
+        elif all(sign == 1 for sign in signs):
+            verdict = ("sit higher than the semantic task's, beyond the seed spread — the opposite of the direction "
+                       "Peters et al. (2018a §5.3; 2018b) report")
+        elif not any(signs):
+            verdict = "do not separate from the semantic task's beyond the seed spread"
+        else:
+            verdict = "do not all separate from the semantic task's, on one side, beyond the seed spread"
+        lines.append(f"{_title(model)}: the syntactic tasks' learned mixes {verdict} ({numbers}).")
     return lines
 
 

@@ -27,6 +27,7 @@ PAGES = [
     st.Page("pages/pca.py", title="PCA per layer", icon=":material/scatter_plot:"),
     st.Page("pages/layer_weights.py", title="Layer weights", icon=":material/tune:"),
     st.Page("pages/contextualizers.py", title="LSTM vs transformer", icon=":material/compare:"),
+    st.Page("pages/probing.py", title="Probing", icon=":material/science:"),
     st.Page("pages/decoding.py", title="Decoding", icon=":material/account_tree:"),
     st.Page("pages/tagging.py", title="Tagging", icon=":material/label:"),
     st.Page("pages/classification.py", title="Classification", icon=":material/category:"),

@@ -1,4 +1,5 @@
-"""Plotly figures for the Tagging page: marginals, the CRF transition matrix, and the experiments' results.
+"""Plotly figures for the Tagging page: marginals, the CRF transition matrix, the experiments' results, and the UPOS
+learning curve on the treebank.
 
 Built from ``explorer.tagging``'s plain data and returned, never shown (the page calls ``st.plotly_chart``).
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from elmo_keras.explorer.chart_text import escape
 
@@ -15,6 +17,7 @@ FONT_SIZE = 11
 LABEL_FONT_SIZE = 13  # the experiment bars' mean ± std labels
 CELL_PX = 26
 CONDITION_COLOURS = ["#9e9e9e", "#1f77b4"]  # conditions come in pairs: the baseline, then the method
+INPUT_COLOURS = {"words only": "#9e9e9e", "treebank-lstm": "#1f77b4", "treebank-transformer": "#ff7f0e"}
 
 
 def marginals_heatmap(marginals: pd.DataFrame) -> go.Figure:
@@ -85,4 +88,37 @@ def experiment_bars(table: pd.DataFrame, score: str, title: str, axis_title: str
     figure.update_yaxes(title=axis_title or score, range=[0, top * 1.25 if top > 0 else 1])
     figure.update_layout(title=title, height=320, margin={"t": 50, "l": 10, "r": 10, "b": 10},
                          font={"size": FONT_SIZE}, showlegend=False)
+    return figure
+
+
+def learning_curve(table: pd.DataFrame, input_titles: dict | None = None, head_titles: dict | None = None) -> go.Figure:
+    """Test accuracy against training sentences (log axis), one line per input with ± one std over seeds as error
+    bars, one panel per head.
+
+    Args:
+        table: ``explorer.tagging.treebank_curve.ordered_table`` (``input, head, sentences, mean, std``).
+        input_titles, head_titles: legend and panel names (the raw names where missing). Defaults to None.
+    """
+    input_titles, head_titles = input_titles or {}, head_titles or {}
+    heads = list(dict.fromkeys(table["head"]))
+    figure = make_subplots(rows=1, cols=len(heads), shared_yaxes=True, horizontal_spacing=0.06,
+                           subplot_titles=[head_titles.get(head, head) for head in heads])
+    shown = set()
+    for column, head in enumerate(heads, start=1):
+        for name, rows in table[table["head"] == head].groupby("input", sort=False):
+            rows = rows.sort_values("sentences")
+            title = input_titles.get(name, name)
+            figure.add_trace(go.Scatter(
+                x=rows["sentences"], y=rows["mean"], mode="lines+markers", name=title, legendgroup=name,
+                showlegend=name not in shown, line={"color": INPUT_COLOURS.get(name, "#2ca02c")},
+                error_y={"type": "data", "array": rows["std"], "visible": True},
+                hovertemplate=f"{escape(title)}<br>%{{x:,}} sentences: %{{y:.1%}}<extra></extra>"),
+                row=1, col=column)
+            shown.add(name)
+        sizes = sorted(set(table["sentences"]))
+        figure.update_xaxes(type="log", tickvals=sizes, ticktext=[f"{size:,}" for size in sizes],
+                            title_text="training sentences", row=1, col=column)
+    figure.update_yaxes(tickformat=".0%", title_text="test accuracy", row=1, col=1)
+    figure.update_layout(height=340, margin={"t": 50, "l": 50, "r": 10, "b": 40}, font={"size": FONT_SIZE},
+                         legend={"orientation": "h", "y": -0.25})
     return figure

@@ -8,8 +8,10 @@ import streamlit as st
 from elmo_keras.explorer.app.page_common import active_model
 from elmo_keras.explorer.corpus import fingerprint
 from elmo_keras.explorer.layer_weights import charts
+from elmo_keras.explorer.layer_weights.real_english import real_english_mixes
 from elmo_keras.explorer.layer_weights.service import rescore, softmax
 from elmo_keras.explorer.layer_weights.store import stored_layer_weight_report
+from elmo_keras.explorer.probing.service import missing_results_message, probe_results
 
 SEED_KEY, SLIDERS_FOR_KEY = "layer_weights_seed", "layer_weights_sliders_for"
 
@@ -48,6 +50,29 @@ def slider_panel(task) -> None:
                     key=f"slider_weights_{task.name}")
 
 
+def real_english_section(toy_reports, toy_name, seed) -> None:
+    """The mixes learned on the treebank biLMs (the Probing page's runs), beside this page's toy run."""
+    st.divider()
+    st.header("On real English (UD English EWT)")
+    st.caption("The same mix and linear head, learned for each task on the two biLMs trained on the treebank "
+               "(`treebank-lstm`: layers 0–2, `treebank-transformer`: layers 0–4; layer 0 is the char-CNN vector) "
+               "over several seeds — the runs of the Probing page: UPOS, Penn XPOS and dependency relations on the "
+               "treebank, word sense on the toy corpus. The toy run above is one seed on the toy corpus's tasks.")
+    results = probe_results()
+    if results is None:
+        st.info(missing_results_message())
+        return
+    mixes = real_english_mixes(results, toy_reports, toy_name, seed)
+    st.plotly_chart(charts.mix_weights_by_task(mixes.weights), width="stretch", key="real_english_weights")
+    st.dataframe(mixes.table, hide_index=True, width="stretch")
+    st.caption("Weighted mean layer: Σⱼ j · softmax(s)ⱼ, where each task's mix sits. A difference counts as "
+               "beyond the seed spread only if it exceeds twice the larger of the two standard deviations and every "
+               "seed puts it on the same side.")
+    for line in mixes.findings:
+        st.markdown(f"- {line}")
+    st.caption(mixes.provenance)
+
+
 ref, corpus, model = active_model()
 
 st.title("Layer weights")
@@ -63,6 +88,7 @@ report = report_for(model, ref, fingerprint(corpus), corpus, int(seed))
 for reason in report.skipped:
     st.warning(f"Skipped: {reason}.")
 if not report.reports:
+    real_english_section([], ref.name, int(seed))  # the treebank's results do not depend on this corpus
     st.stop()
 marker = (ref, fingerprint(corpus), int(seed))
 if st.session_state.get(SLIDERS_FOR_KEY) != marker:
@@ -91,3 +117,4 @@ for column, task in zip(st.columns(len(report.reports)), report.reports):
             slider_panel(task)
 
 st.button("Reset sliders to the learned values", on_click=reset_sliders, args=(report,))
+real_english_section(report.reports, ref.name, int(seed))

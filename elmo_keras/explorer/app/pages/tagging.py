@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from elmo_keras.explorer.app.page_common import first_use_handle, first_use_loaded, require_frame
+from elmo_keras.explorer.probing.service import missing_results_message
 from elmo_keras.explorer.provenance import provenance_caption
 from elmo_keras.explorer.tagging import charts as tagging_charts
 from elmo_keras.explorer.tagging.service import (
@@ -20,6 +21,15 @@ from elmo_keras.explorer.tagging.service import (
     shipped_experiments,
 )
 from elmo_keras.explorer.tagging.store import computed_tagging_view, stored_tagging_view
+from elmo_keras.explorer.tagging.treebank_curve import (
+    HEAD_TITLES,
+    INPUT_TITLES,
+    PUBLISHED_CAVEAT,
+    TAGGING_FILE,
+    published_context,
+    tagging_results,
+    treebank_curve_view,
+)
 
 require_frame()
 
@@ -78,13 +88,41 @@ def show_experiments():
         st.caption(provenance_caption(results))
 
 
+def show_treebank_curve():
+    """The UPOS learning curve on UD English EWT: words only vs + each treebank biLM's vectors, per head."""
+    st.subheader("ELMo's gain on real UPOS tagging")
+    st.caption("TagLM (word embedding → BiLSTM → [h; biLM vectors] → BiLSTM → softmax or CRF) tagging the UD English "
+               "Web Treebank's universal POS tags from 1%, 10% and 100% of its training sentences, with words only or "
+               "with a frozen treebank biLM's learned mix of layers. Both biLMs read only the treebank's training "
+               "text. TagLM's claim (Peters et al. 2017 §5): the language model helps most when labels are scarce.")
+    results = tagging_results()
+    if results is None:
+        st.info(missing_results_message(TAGGING_FILE))
+        return
+    curve = treebank_curve_view(results)
+    st.plotly_chart(tagging_charts.learning_curve(curve.table, INPUT_TITLES, HEAD_TITLES), width="stretch",
+                    key="tagging_treebank_curve")
+    for line in curve.findings:
+        st.markdown(f"- {line}")
+    st.dataframe(curve.display, hide_index=True, width="stretch")
+    st.caption(curve.caption)
+    published = published_context()
+    if published is not None:
+        st.markdown("**Published context**")
+        st.dataframe(published, hide_index=True, width="stretch",
+                     column_config={"score": st.column_config.NumberColumn(format="percent")})
+        st.caption(PUBLISHED_CAVEAT)
+    st.caption(provenance_caption(results))
+
+
 st.title("Tagging")
 st.caption("A multi-task tagger (Tafforeau et al. 2016) whose POS head (1,000+ sentences) and semantic-frame head "
            "(~120 sentences) share their lower layers, and TagLM (Peters et al. 2017) — a BiLSTM-CRF over BIOES "
-           "tags that reads a frozen biLM's vectors, the biLM trained on unlabelled text only. All data is "
-           "synthetic and shipped with the package.")
+           "tags that reads a frozen biLM's vectors, the biLM trained on unlabelled text only. Their data is "
+           "synthetic and shipped with the package; the last section tags real English (UD English EWT).")
 interactive = st.container()  # filled below the experiments' code, shown above them
 show_experiments()
+show_treebank_curve()
 
 with interactive:
     refs = first_use_handle(TAGGER_MODELS)  # loaded only where no view is kept on disk (``view``)
