@@ -11,6 +11,9 @@ trigram baseline's (``real_text.kneser_ney``) are over the same vocabulary and t
 
 from __future__ import annotations
 
+import pathlib
+from importlib import resources
+
 from elmo_keras.data.treebank import treebank_sentences
 
 TREEBANK_BILMS = ("treebank-lstm", "treebank-transformer")  # shipped directory name = training size
@@ -32,7 +35,7 @@ def train_treebank_bilm(size: str, *, seed: int = SEED, limit: int | None = None
     Returns:
         The trained ``BiLanguageModel`` (float32; ``training_summary["heldout"]`` holds the dev perplexities).
     """
-    from elmo_keras.models import get_size, train_bilm
+    from elmo_keras.models import get_size, train_bilm  # Keras on first use: the package's names load light
 
     config = get_size(size).replace(training_precision="float32")
     return train_bilm(treebank_sentences("train", limit), size=config, epochs=epochs, seed=seed,
@@ -48,12 +51,11 @@ def load_treebank_bilm(name: str = "treebank-lstm"):
         FileNotFoundError: the package holds no such model (a trimmed install): build it with
             ``tools/build_shipped_models.py --treebank-only``.
     """
-    from elmo_keras.explorer.shipped_models import shipped_models_directory
-    from elmo_keras.models import BiLanguageModel
+    from elmo_keras.models import BiLanguageModel  # Keras on first use: the package's names load light
 
     if name not in TREEBANK_BILMS:
         raise ValueError(f"name must be one of {TREEBANK_BILMS}, received {name!r}")
-    directory = shipped_models_directory() / name
+    directory = pathlib.Path(str(resources.files("elmo_keras.data") / "shipped_models" / name))
     if not directory.is_dir():
         raise FileNotFoundError(f"{directory}: this installation ships no {name} biLM; build it with "
                                 "tools/build_shipped_models.py --treebank-only")

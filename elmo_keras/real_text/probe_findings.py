@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from elmo_keras.real_text.probing import TASK_KINDS, TASK_TITLES
+from elmo_keras.real_text.tasks import TASK_KINDS, TASK_TITLES
 
 MODEL_TITLES = {"treebank-lstm": "LSTM", "treebank-transformer": "transformer"}
 

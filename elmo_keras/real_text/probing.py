@@ -26,16 +26,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from elmo_keras.analysis.embeddings import sentence_activations
 from elmo_keras.analysis.layer_probes import ProbeTask, fit_mix_and_probes, probe_task
+from elmo_keras.data.polysemy import load_polysemy
 from elmo_keras.data.treebank import treebank_examples
+from elmo_keras.real_text.tasks import SENSE_TASK, TASK_KINDS, TASK_TITLES, TREEBANK_TASKS
 
 PROBE_POOL_SENTENCES = 4_000  # the first training sentences the seeds draw from
 PROBE_TRAIN_SENTENCES = 2_000  # each seed's training sample (about 33,000 tokens)
 PROBE_SEEDS = (0, 1, 2)
-TREEBANK_TASKS = {"upos": "UPOS", "xpos": "Penn XPOS", "deprel": "dependency relation"}
-SENSE_TASK = "sense"
-TASK_TITLES = {**TREEBANK_TASKS, SENSE_TASK: "word sense (toy corpus)"}
-TASK_KINDS = {"upos": "syntactic", "xpos": "syntactic", "deprel": "syntactic", SENSE_TASK: "semantic"}
 TREEBANK_EPOCHS = 8  # ~33,000 examples an epoch: the probes converge in fewer passes than on the toy corpus
 SENSE_EPOCHS = 30
 Progress = Callable[[str], None]
@@ -43,8 +42,6 @@ Progress = Callable[[str], None]
 
 def token_features(model, sentences: Sequence[Sequence[str]]) -> np.ndarray:
     """Every layer's vector at every token of ``sentences``, in order: float32 `(tokens, L, D)`."""
-    from elmo_keras.analysis.embeddings import sentence_activations
-
     return np.concatenate([layers.transpose(1, 0, 2) for layers in sentence_activations(model, sentences)])
 
 
@@ -91,8 +88,6 @@ def treebank_task(data: dict, task: str, seed: int, sample: int = PROBE_TRAIN_SE
 
 def sense_probe_task(model) -> ProbeTask:
     """The toy corpus' word-sense task on ``model``'s vectors (train split → held-out split)."""
-    from elmo_keras.data import load_polysemy
-
     corpus = load_polysemy()
     labelled = corpus[corpus.word != ""]
     features = token_features(model, [list(tokens) for tokens in labelled.tokens])

@@ -64,6 +64,7 @@ def curve_run(bilm, input_name: str, head: str, fraction: float, seed: int, test
         test: ``(tokens, tags)`` pairs to score on (None: the treebank's UPOS test set).
         epochs: None: ``CURVE_EPOCHS[fraction]``.
     """
+    # Keras on first use: the learning curve's tables and findings (the Tagging page) load light
     from elmo_keras.tagging.config import TaggerConfig
     from elmo_keras.tagging.evaluation import evaluate_tagger
     from elmo_keras.tagging.training import train_taglm

@@ -15,7 +15,7 @@ import pandas as pd
 
 from elmo_keras.explorer.probing.service import provenance_line
 from elmo_keras.real_text.probe_findings import layer_preferences, mix_findings, probe_summary
-from elmo_keras.real_text.probing import TASK_TITLES
+from elmo_keras.real_text.tasks import TASK_TITLES
 
 WEIGHT_COLUMNS = ["panel", "task", "kind", "layer", "weight_mean", "weight_std", "seeds"]
 

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from elmo_keras.explorer.charts import FONT_SIZE
 from elmo_keras.explorer.probing.service import model_title
-from elmo_keras.real_text.probing import TASK_TITLES
+from elmo_keras.real_text.tasks import TASK_TITLES
 
 MODEL_COLOURS = {"treebank-lstm": "#1f77b4", "treebank-transformer": "#ff7f0e"}
 OTHER_COLOUR = "#2ca02c"

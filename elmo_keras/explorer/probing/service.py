@@ -20,7 +20,7 @@ from elmo_keras.data.treebank import TREEBANK_ATTRIBUTION
 from elmo_keras.models.provenance import provenance_caption
 from elmo_keras.real_text.bilms import VOCABULARY_MIN_COUNT
 from elmo_keras.real_text.probe_findings import MODEL_TITLES, layer_preferences, probe_findings, probe_summary
-from elmo_keras.real_text.probing import SENSE_TASK, TASK_TITLES
+from elmo_keras.real_text.tasks import SENSE_TASK, TASK_TITLES
 
 PROBES_FILE = "real_text_probes.json"  # the name tools/run_real_text_experiments.py writes
 REPRODUCE_COMMAND = "python tools/run_real_text_experiments.py"

@@ -23,8 +23,9 @@ FLOORS = {
     "tagging": 4, "pretrained": 4,
     "embedding": 5,
     "analysis": 6,
-    "explorer": 7, "cli": 8,
-    "__main__": 9,
+    "real_text": 7,
+    "explorer": 8, "cli": 9,
+    "__main__": 10,
 }
 
 
