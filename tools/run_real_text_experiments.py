@@ -3,7 +3,12 @@ files the README, docs and the explorer's Probing, Layer weights and Tagging pag
 
 Usage::
 
-    python tools/run_real_text_experiments.py [--probes-only | --tagging-only] [--seeds 0 1 2]
+    python tools/run_real_text_experiments.py [--probes-only | --tagging-only] [--seeds 0 1 2] [--models NAME ...]
+    python tools/run_real_text_experiments.py --merge PART.json PART.json --output-file FILE.json
+
+``--models`` runs the experiments for some of the biLMs only (e.g. one while the other is still being built; the
+words-only tagger runs with the first); ``--merge`` joins such parts, made from the same commit and seeds, into the
+file the pages read (runs, perplexities and seconds added up; findings recomputed).
 
 - ``elmo_keras/data/real_text_probes.json`` (``--probes-only``): the dev perplexities of ``treebank-lstm`` and
   ``treebank-transformer`` beside an interpolated Kneser–Ney trigram and an add-one unigram on the same
@@ -77,14 +82,43 @@ def run_probes(models: dict, seeds, log) -> dict:
             "provenance": experiment_provenance()}
 
 
-def run_tagging(models: dict, seeds, log) -> dict:
+def run_tagging(models: dict, seeds, log, words_only: bool = True) -> dict:
     started = time.perf_counter()
-    runs = learning_curve(models, seeds=seeds, progress=log)
+    runs = learning_curve(models, seeds=seeds, progress=log, words_only=words_only)
     return {"runs": runs, "seeds": list(seeds), "fractions": list(CURVE_FRACTIONS),
             "epochs": {str(k): v for k, v in CURVE_EPOCHS.items()}, "tagger": TAGGER_SETTINGS,
             "data": TREEBANK_VERSION, "license": TREEBANK_ATTRIBUTION, "findings": curve_findings(runs),
             "machine": cpu_name(), "seconds": round(time.perf_counter() - started),
             "provenance": experiment_provenance()}
+
+
+def merge_parts(parts: list[dict]) -> dict:
+    """One result file from parts of the same experiment (``--models``): the same commit and seeds required.
+
+    Raises:
+        ValueError: the parts differ in commit, seeds or kind, or repeat a run.
+    """
+    first = parts[0]
+    for part in parts[1:]:
+        for key in ("seeds",):
+            if part[key] != first[key]:
+                raise ValueError(f"the parts differ in {key}: {first[key]} vs {part[key]}")
+        if part["provenance"]["git_commit"] != first["provenance"]["git_commit"]:
+            raise ValueError("the parts were made from different commits: run them again from one")
+        if ("perplexities" in part) != ("perplexities" in first):
+            raise ValueError("a probes part and a tagging part cannot be merged")
+    runs = [run for part in parts for run in part["runs"]]
+    keys = [tuple(sorted((k, str(v)) for k, v in run.items() if k not in ("seconds",) and not isinstance(v, list)
+                         and k in ("model", "input", "task", "head", "fraction", "seed"))) for run in runs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the parts repeat a run")
+    merged = {**first, "runs": runs, "seconds": sum(part["seconds"] for part in parts)}
+    if "perplexities" in first:
+        merged["perplexities"] = {name: row for part in parts for name, row in part["perplexities"].items()}
+        merged["findings"] = probe_findings(runs)
+    else:
+        merged["findings"] = curve_findings(runs)
+    return merged
 
 
 def main() -> None:
@@ -95,20 +129,28 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=None,
                         help=f"default: {list(PROBE_SEEDS)} (probes), {list(CURVE_SEEDS)} (tagging)")
     parser.add_argument("--output", type=pathlib.Path, default=DATA, help="the folder the files go to")
+    parser.add_argument("--models", nargs="+", choices=TREEBANK_BILMS, default=list(TREEBANK_BILMS))
+    parser.add_argument("--merge", type=pathlib.Path, nargs="+", help="result parts to join into --output-file")
+    parser.add_argument("--output-file", type=pathlib.Path, help="where --merge writes")
     args = parser.parse_args()
+    if args.merge:
+        merged = merge_parts([json.loads(path.read_text(encoding="utf-8")) for path in args.merge])
+        args.output_file.write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.output_file}: {len(merged['runs'])} runs")
+        return
     started = time.perf_counter()
 
     def log(message: str) -> None:
         print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True)
 
-    models = {name: load_treebank_bilm(name) for name in TREEBANK_BILMS}
+    models = {name: load_treebank_bilm(name) for name in args.models}
     if not args.tagging_only:
         results = run_probes(models, args.seeds or PROBE_SEEDS, log)
         (args.output / PROBES_FILE).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
         print(probe_summary(results["runs"]).round(4).to_string(index=False))
         print("\n".join(results["findings"]))
     if not args.probes_only:
-        results = run_tagging(models, args.seeds or CURVE_SEEDS, log)
+        results = run_tagging(models, args.seeds or CURVE_SEEDS, log, words_only=args.models[0] == TREEBANK_BILMS[0])
         (args.output / TAGGING_FILE).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
         print(curve_table(results["runs"]).round(4).to_string(index=False))
         print("\n".join(results["findings"]))
