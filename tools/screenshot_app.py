@@ -31,7 +31,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 # (url path, expected Plotly charts when the page is complete); "" is the default page (context similarity)
 PAGES = [("", 2), ("pca", 1), ("layer_weights", 6), ("decoding", 2), ("tagging", 5), ("classification", 4),
-         ("dialogue", 2), ("gradients", 5), ("corpus_training", 1)]
+         ("dialogue", 2), ("gradients", 5), ("corpus_training", 1), ("contextualizers", 2), ("probing", 4)]
 RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
 QUIET_SECONDS = 2.0
 VIEWPORT = {"width": 1500, "height": 1000}

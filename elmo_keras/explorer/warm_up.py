@@ -25,6 +25,7 @@ PAGE_MODULES = (
     "elmo_keras.explorer.classification.service",
     "elmo_keras.explorer.dialogue.service",
     "elmo_keras.explorer.gradients.service",
+    "elmo_keras.explorer.probing.service",
 )
 DELAY_SECONDS = 2.5
 _lock = threading.Lock()

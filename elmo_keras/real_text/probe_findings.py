@@ -81,7 +81,10 @@ def probe_findings(runs: list[dict]) -> list[str]:
     preferences = layer_preferences(runs)
     lines = []
     for row in preferences.itertuples(index=False):
+        noise_bound = _noise(row.best_mean, row.num_test)
         verdict = (f"beyond the seed spread (every seed ranks it first; by {row.margin:.1%} ± {row.margin_std:.1%})"
+                   + (f" but not beyond the noise of {row.num_test} held-out examples (±{noise_bound:.0%})"
+                      if row.num_test < 1000 and row.margin < noise_bound else "")
                    if row.separated else
                    f"not separated from layer {row.runner_up} by these runs ({row.margin:+.1%} ± {row.margin_std:.1%}, "
                    f"smallest paired difference {row.margin_min:+.1%})")
