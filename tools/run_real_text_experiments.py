@@ -6,9 +6,10 @@ Usage::
     python tools/run_real_text_experiments.py [--probes-only | --tagging-only] [--seeds 0 1 2] [--models NAME ...]
     python tools/run_real_text_experiments.py --merge PART.json PART.json --output-file FILE.json
 
-``--models`` runs the experiments for some of the biLMs only (e.g. one while the other is still being built; the
-words-only tagger runs with the first); ``--merge`` joins such parts, made from the same commit and seeds, into the
-file the pages read (runs, perplexities and seconds added up; findings recomputed).
+``--models`` runs the experiments for some of the biLMs only (e.g. one while the other is still being built),
+``--heads`` and ``--no-words-only`` a part of the learning curve; ``--merge`` joins such parts, made with the same
+seeds from commits whose experiment code is the same (``EXPERIMENT_CODE``), into the file the pages read (runs,
+perplexities and seconds added up, each part's provenance kept, findings recomputed).
 
 - ``elmo_keras/data/real_text_probes.json`` (``--probes-only``): the dev perplexities of ``treebank-lstm`` and
   ``treebank-transformer`` beside an interpolated Kneser–Ney trigram and an add-one unigram on the same
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import subprocess
 import sys
 import time
 
@@ -40,6 +42,7 @@ from elmo_keras.real_text.probing import PROBE_POOL_SENTENCES, PROBE_SEEDS, PROB
 from elmo_keras.real_text.tagging_curve import (  # noqa: E402
     CURVE_EPOCHS,
     CURVE_FRACTIONS,
+    CURVE_HEADS,
     CURVE_SEEDS,
     TAGGER_SETTINGS,
     curve_findings,
@@ -82,14 +85,35 @@ def run_probes(models: dict, seeds, log) -> dict:
             "provenance": experiment_provenance()}
 
 
-def run_tagging(models: dict, seeds, log, words_only: bool = True) -> dict:
+def run_tagging(models: dict, seeds, log, words_only: bool = True, heads=None) -> dict:
     started = time.perf_counter()
-    runs = learning_curve(models, seeds=seeds, progress=log, words_only=words_only)
+    runs = learning_curve(models, seeds=seeds, progress=log, words_only=words_only, heads=heads or CURVE_HEADS)
     return {"runs": runs, "seeds": list(seeds), "fractions": list(CURVE_FRACTIONS),
             "epochs": {str(k): v for k, v in CURVE_EPOCHS.items()}, "tagger": TAGGER_SETTINGS,
             "data": TREEBANK_VERSION, "license": TREEBANK_ATTRIBUTION, "findings": curve_findings(runs),
             "machine": cpu_name(), "seconds": round(time.perf_counter() - started),
             "provenance": experiment_provenance()}
+
+
+EXPERIMENT_CODE = ("elmo_keras/real_text", "elmo_keras/tagging", "elmo_keras/analysis", "elmo_keras/embedding",
+                   "elmo_keras/layers", "elmo_keras/models", "elmo_keras/text", "elmo_keras/data/treebank.py")
+
+
+def check_same_experiment_code(commit: str | None, other: str | None) -> None:
+    """Refuse parts made from commits whose experiment code (``EXPERIMENT_CODE``) differs.
+
+    Raises:
+        ValueError: a part was made outside a checkout, or the code differs between the commits.
+    """
+    if commit is None or other is None:
+        raise ValueError("a part was made outside a git checkout: run every part from a clean checkout")
+    if commit == other:
+        return
+    done = subprocess.run(["git", "diff", "--quiet", commit, other, "--", *EXPERIMENT_CODE], cwd=REPO,
+                          capture_output=True, timeout=60)
+    if done.returncode != 0:
+        raise ValueError(f"the parts were made from commits {commit[:9]} and {other[:9]}, whose experiment code "
+                         "differs: run them again from one")
 
 
 def merge_parts(parts: list[dict]) -> dict:
@@ -103,8 +127,7 @@ def merge_parts(parts: list[dict]) -> dict:
         for key in ("seeds",):
             if part[key] != first[key]:
                 raise ValueError(f"the parts differ in {key}: {first[key]} vs {part[key]}")
-        if part["provenance"]["git_commit"] != first["provenance"]["git_commit"]:
-            raise ValueError("the parts were made from different commits: run them again from one")
+        check_same_experiment_code(first["provenance"]["git_commit"], part["provenance"]["git_commit"])
         if ("perplexities" in part) != ("perplexities" in first):
             raise ValueError("a probes part and a tagging part cannot be merged")
     runs = [run for part in parts for run in part["runs"]]
@@ -112,7 +135,10 @@ def merge_parts(parts: list[dict]) -> dict:
                          and k in ("model", "input", "task", "head", "fraction", "seed"))) for run in runs]
     if len(set(keys)) != len(keys):
         raise ValueError("the parts repeat a run")
-    merged = {**first, "runs": runs, "seconds": sum(part["seconds"] for part in parts)}
+    merged = {**first, "runs": runs, "seconds": sum(part["seconds"] for part in parts),
+              "parts": [{"models": sorted({run.get("model", run.get("input")) for run in part["runs"]}),
+                         "heads": sorted({run["head"] for run in part["runs"] if "head" in run}),
+                         "seconds": part["seconds"], "provenance": part["provenance"]} for part in parts]}
     if "perplexities" in first:
         merged["perplexities"] = {name: row for part in parts for name, row in part["perplexities"].items()}
         merged["findings"] = probe_findings(runs)
@@ -130,6 +156,10 @@ def main() -> None:
                         help=f"default: {list(PROBE_SEEDS)} (probes), {list(CURVE_SEEDS)} (tagging)")
     parser.add_argument("--output", type=pathlib.Path, default=DATA, help="the folder the files go to")
     parser.add_argument("--models", nargs="+", choices=TREEBANK_BILMS, default=list(TREEBANK_BILMS))
+    parser.add_argument("--heads", nargs="+", choices=CURVE_HEADS, default=list(CURVE_HEADS),
+                        help="the tagger heads of the learning curve (parts run in parallel)")
+    parser.add_argument("--no-words-only", action="store_true",
+                        help="leave out the words-only tagger (run by another part)")
     parser.add_argument("--merge", type=pathlib.Path, nargs="+", help="result parts to join into --output-file")
     parser.add_argument("--output-file", type=pathlib.Path, help="where --merge writes")
     args = parser.parse_args()
@@ -150,7 +180,8 @@ def main() -> None:
         print(probe_summary(results["runs"]).round(4).to_string(index=False))
         print("\n".join(results["findings"]))
     if not args.probes_only:
-        results = run_tagging(models, args.seeds or CURVE_SEEDS, log, words_only=args.models[0] == TREEBANK_BILMS[0])
+        results = run_tagging(models, args.seeds or CURVE_SEEDS, log, words_only=not args.no_words_only,
+                              heads=args.heads)
         (args.output / TAGGING_FILE).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
         print(curve_table(results["runs"]).round(4).to_string(index=False))
         print("\n".join(results["findings"]))
