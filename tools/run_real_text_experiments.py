@@ -8,8 +8,8 @@ Usage::
 
 ``--models`` runs the experiments for some of the biLMs only (e.g. one while the other is still being built),
 ``--heads`` and ``--no-words-only`` a part of the learning curve; ``--merge`` joins such parts, made with the same
-seeds from commits whose experiment code is the same (``EXPERIMENT_CODE``), into the file the pages read (runs,
-perplexities and seconds added up, each part's provenance kept, findings recomputed).
+seeds from commits whose experiment code is the same (``EXPERIMENT_CODE`` of their kind), into the file the pages
+read (runs, perplexities and seconds added up, each part's provenance kept, findings recomputed).
 
 - ``elmo_keras/data/real_text_probes.json`` (``--probes-only``): the dev perplexities of ``treebank-lstm`` and
   ``treebank-transformer`` beside an interpolated Kneser–Ney trigram and an add-one unigram on the same
@@ -95,12 +95,17 @@ def run_tagging(models: dict, seeds, log, words_only: bool = True, heads=None) -
             "provenance": experiment_provenance()}
 
 
-EXPERIMENT_CODE = ("elmo_keras/real_text", "elmo_keras/tagging", "elmo_keras/analysis", "elmo_keras/embedding",
-                   "elmo_keras/layers", "elmo_keras/models", "elmo_keras/text", "elmo_keras/data/treebank.py")
+MODEL_CODE = ("elmo_keras/layers", "elmo_keras/models", "elmo_keras/text", "elmo_keras/embedding",
+              "elmo_keras/data/treebank.py", "elmo_keras/real_text/bilms.py")
+EXPERIMENT_CODE = {  # what each kind of part depends on
+    "probes": (*MODEL_CODE, "elmo_keras/analysis", "elmo_keras/real_text/probing.py", "elmo_keras/real_text/tasks.py",
+               "elmo_keras/real_text/kneser_ney.py"),
+    "tagging": (*MODEL_CODE, "elmo_keras/tagging", "elmo_keras/real_text/tagging_curve.py"),
+}
 
 
-def check_same_experiment_code(commit: str | None, other: str | None) -> None:
-    """Refuse parts made from commits whose experiment code (``EXPERIMENT_CODE``) differs.
+def check_same_experiment_code(commit: str | None, other: str | None, kind: str) -> None:
+    """Refuse parts made from commits whose experiment code (``EXPERIMENT_CODE[kind]``) differs.
 
     Raises:
         ValueError: a part was made outside a checkout, or the code differs between the commits.
@@ -109,7 +114,7 @@ def check_same_experiment_code(commit: str | None, other: str | None) -> None:
         raise ValueError("a part was made outside a git checkout: run every part from a clean checkout")
     if commit == other:
         return
-    done = subprocess.run(["git", "diff", "--quiet", commit, other, "--", *EXPERIMENT_CODE], cwd=REPO,
+    done = subprocess.run(["git", "diff", "--quiet", commit, other, "--", *EXPERIMENT_CODE[kind]], cwd=REPO,
                           capture_output=True, timeout=60)
     if done.returncode != 0:
         raise ValueError(f"the parts were made from commits {commit[:9]} and {other[:9]}, whose experiment code "
@@ -127,7 +132,8 @@ def merge_parts(parts: list[dict]) -> dict:
         for key in ("seeds",):
             if part[key] != first[key]:
                 raise ValueError(f"the parts differ in {key}: {first[key]} vs {part[key]}")
-        check_same_experiment_code(first["provenance"]["git_commit"], part["provenance"]["git_commit"])
+        check_same_experiment_code(first["provenance"]["git_commit"], part["provenance"]["git_commit"],
+                                   "probes" if "perplexities" in first else "tagging")
         if ("perplexities" in part) != ("perplexities" in first):
             raise ValueError("a probes part and a tagging part cannot be merged")
     runs = [run for part in parts for run in part["runs"]]
