@@ -153,6 +153,47 @@ def merge_parts(parts: list[dict]) -> dict:
     return merged
 
 
+def markdown_tables(probes: dict | None, tagging: dict | None) -> str:
+    """The docs' tables (docs/real_english.md) from the result files, so that every number there comes from them."""
+    from elmo_keras.real_text.probe_findings import layer_preferences
+    from elmo_keras.real_text.tasks import TASK_TITLES
+
+    lines = []
+    if probes:
+        lines += ["| model | dev perplexity, forward | backward | Kneser-Ney trigram, forward | backward | "
+                  "add-one unigram | vocabulary |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for name, row in probes["perplexities"].items():
+            lines.append(f"| `{name}` | {row['biLM']['forward_perplexity']:.1f} | "
+                         f"{row['biLM']['backward_perplexity']:.1f} | "
+                         f"{row['kneser_ney_trigram']['forward_perplexity']:.1f} | "
+                         f"{row['kneser_ney_trigram']['backward_perplexity']:.1f} | "
+                         f"{row['add_one_unigram']['forward_perplexity']:.1f} | {row['vocabulary_size']:,} |")
+        summary = probe_summary(probes["runs"])
+        lines += ["", "| model | task | " + " | ".join(f"layer {j}" for j in range(5)) + " | majority | mix |",
+                  "| --- | --- | " + " | ".join("---" for _ in range(5)) + " | --- | --- |"]
+        for (model, task), rows in summary.groupby(["model", "task"], sort=False):
+            cells = [f"{m:.1%} ± {s:.1%}" for m, s in zip(rows["mean"], rows["std"])]
+            cells += [""] * (5 - len(cells))
+            lines.append(f"| `{model}` | {TASK_TITLES.get(task, task)} | " + " | ".join(cells)
+                         + f" | {rows['majority_accuracy'].iloc[0]:.1%} | {rows['mix_accuracy'].iloc[0]:.1%} |")
+        lines += ["", "| model | task | best layer | runner-up | paired margin | beyond the seed spread | "
+                  "mix: weighted mean layer |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for row in layer_preferences(probes["runs"]).itertuples(index=False):
+            lines.append(f"| `{row.model}` | {TASK_TITLES.get(row.task, row.task)} | {row.best_layer} | "
+                         f"{row.runner_up} | {row.margin:+.1%} ± {row.margin_std:.1%} | "
+                         f"{'yes' if row.separated else 'no'} | {row.mean_layer:.2f} ± {row.mean_layer_std:.2f} |")
+    if tagging:
+        table = curve_table(tagging["runs"])
+        lines += ["", "| head | input | " + " | ".join(f"{f:.0%} ({n:,} sentences)" for f, n in
+                                                   table.drop_duplicates("fraction")[["fraction", "sentences"]]
+                                                   .itertuples(index=False)) + " |",
+                  "| --- | --- | " + " | ".join("---" for _ in table.fraction.unique()) + " |"]
+        for (head, input_name), rows in table.groupby(["head", "input"], sort=False):
+            lines.append(f"| {head} | {input_name} | " + " | ".join(f"{m:.1%} ± {s:.1%}" for m, s in
+                                                                 zip(rows["mean"], rows["std"])) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     only = parser.add_mutually_exclusive_group()
@@ -168,7 +209,15 @@ def main() -> None:
                         help="leave out the words-only tagger (run by another part)")
     parser.add_argument("--merge", type=pathlib.Path, nargs="+", help="result parts to join into --output-file")
     parser.add_argument("--output-file", type=pathlib.Path, help="where --merge writes")
+    parser.add_argument("--tables", action="store_true", help="print the docs' markdown tables from the result files")
     args = parser.parse_args()
+    if args.tables:
+        def read(name):
+            path = args.output / name
+            return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+        print(markdown_tables(read(PROBES_FILE), read(TAGGING_FILE)))
+        return
     if args.merge:
         merged = merge_parts([json.loads(path.read_text(encoding="utf-8")) for path in args.merge])
         args.output_file.write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
