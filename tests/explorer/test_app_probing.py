@@ -93,4 +93,5 @@ def test_the_layer_weights_and_tagging_pages_show_the_treebank_results(results_d
     assert "softmax head, + treebank-lstm vectors vs words only" in _texts(at)
     assert any(list(frame.value.columns) == ["head", "input", "training sentences", "test accuracy", "seeds"]
                for frame in at.dataframe)
-    assert "Published context" not in _texts(at)  # PUBLISHED_UPOS_CONTEXT is empty until filled with citations
+    assert "Published context" in _texts(at) and "UDPipe 2 + multilingual BERT" in str(
+        [frame.value for frame in at.dataframe])  # PUBLISHED_UPOS_CONTEXT, read in its sources
