@@ -192,3 +192,26 @@ def test_every_shipped_model_gives_the_same_numbers_on_every_backend(tmp_path):
             else:
                 np.testing.assert_allclose(theirs[key], value, rtol=0, atol=1e-4,
                                            err_msg=f"{key}: tensorflow vs {backend}")
+
+
+@tensorflow_only("loading and scoring the repository's treebank biLMs once; backend parity is tested on the toy models")
+@pytest.mark.parametrize("name", ["treebank-lstm", "treebank-transformer"])
+def test_the_treebank_biLMs_load_and_model_real_english(name):
+    """The repository's treebank biLMs (not in the wheel) load with the current code, were built from a committed
+    tree, and, loaded, predict the first 200 dev sentences far better than unigram counts on the same words (the full
+    dev figure recorded at build time is reproduced by tools/run_real_text_experiments.py, too slow for CI)."""
+    from elmo_keras.data.treebank import treebank_sentences
+    from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
+    from elmo_keras.real_text.bilms import load_treebank_bilm
+
+    if not (REPO_ROOT / "elmo_keras" / "data" / "shipped_models" / name).is_dir():
+        pytest.skip(f"{name} is not built in this checkout (tools/build_shipped_models.py --treebank-only)")
+    model = load_treebank_bilm(name)
+    summary = model.training_summary
+    assert summary["preset"] == name and not summary["provenance"]["git_dirty"]
+    assert summary["heldout"]["forward_perplexity"] < summary["heldout_unigram_perplexity"] / 1.5
+    dev = treebank_sentences("dev", 200)
+    measured = perplexities(model, dev)
+    unigram = unigram_perplexity(treebank_sentences("train"), dev, model.vocabulary)
+    for direction in ("forward_perplexity", "backward_perplexity"):
+        assert measured[direction] < unigram / 1.5, (direction, measured, unigram)
