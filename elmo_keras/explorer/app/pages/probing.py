@@ -22,7 +22,8 @@ require_frame()
 st.title("Probing")
 st.caption("What each layer knows about real English: two biLMs trained on the 12,544 training sentences of the UD "
            "English Web Treebank — `treebank-lstm` (LSTM layers) and `treebank-transformer` (transformer layers) — "
-           "frozen, with a linear probe trained on each layer alone to predict a token's tag. Layer 0 is the "
+           "frozen, with a linear probe trained on each layer alone (standardized first: each dimension scaled by "
+           "the training sample's mean and deviation) to predict a token's tag. Layer 0 is the "
            "context-free char-CNN vector of the token; the layers above it read the sentence.")
 results = probe_results()
 if results is None:
