@@ -47,11 +47,15 @@ class CheckpointCallback(keras.callbacks.Callback):
         step: int, the global step the first batch seen here follows (a resumed run's checkpoint step).
         history: the finished epochs' history so far (a resumed run's).
         steps_per_epoch: int.
+        writer: bool, whether this process writes the checkpoints it captures (``distribution.writes_checkpoints``:
+            False on a non-chief worker of a ``MultiWorkerMirroredStrategy``, which captures them all the same,
+            since reading the running metrics is an all-reduce that every worker must join). Defaults to True.
     """
 
-    def __init__(self, directory, every, identity, vocabulary, step=0, history=None, steps_per_epoch=1):
+    def __init__(self, directory, every, identity, vocabulary, step=0, history=None, steps_per_epoch=1, writer=True):
         super().__init__()
         self.directory, self.every, self.identity, self.vocabulary = directory, every, identity, vocabulary
+        self.writer = bool(writer)
         self.step, self.steps_per_epoch = int(step), int(steps_per_epoch)
         self.history = {key: list(values) for key, values in (history or {}).items()}
 
@@ -68,8 +72,9 @@ class CheckpointCallback(keras.callbacks.Callback):
             self.write()
 
     def write(self) -> None:
-        state = capture_state(self.model, self.step, self.history, self.identity, self.vocabulary)
-        write_checkpoint(self.directory, state)
+        state = capture_state(self.model, self.step, self.history, self.identity, self.vocabulary)  # every worker
+        if self.writer:
+            write_checkpoint(self.directory, state)
 
 
 class ContinueGlobalRandomStream(keras.callbacks.Callback):
@@ -176,7 +181,7 @@ def prepare_checkpoint_directory(directory) -> None:
                          "checkpoint directory")
 
 
-def start_checkpointing(directory, resume: bool, identity: dict, total_steps: int):
+def start_checkpointing(directory, resume: bool, identity: dict, total_steps: int, writer: bool = True):
     """Prepare ``directory`` for a run and find the state it resumes from.
 
     Args:
@@ -184,6 +189,10 @@ def start_checkpointing(directory, resume: bool, identity: dict, total_steps: in
         resume: bool, continue from its newest intact checkpoint (if any).
         identity: the run's ``run_identity``.
         total_steps: int, the run's ``epochs × steps_per_epoch``.
+        writer: bool, whether this process writes the run's checkpoints. A reader (a non-chief worker of a
+            ``MultiWorkerMirroredStrategy``) only reads the writer's directory, which must be the same on every
+            worker (a shared path): it creates, cleans and renames nothing there, so that it never races the
+            writer. Defaults to True.
 
     Returns:
         ``(state, report)``: the state to restore (None: start from scratch) and what the training summary
@@ -194,8 +203,9 @@ def start_checkpointing(directory, resume: bool, identity: dict, total_steps: in
             ``resume``) the directory already holds checkpoints, which a new run would mix with its own.
         ValueError: the checkpoint is past the run's last step (ask for more epochs).
     """
-    prepare_checkpoint_directory(directory)
-    remove_temporary_files(directory)
+    if writer:
+        prepare_checkpoint_directory(directory)
+        remove_temporary_files(directory)
     if not resume:
         existing = checkpoint_files(directory)
         if existing:
@@ -213,7 +223,8 @@ def start_checkpointing(directory, resume: bool, identity: dict, total_steps: in
     note = f"resumed from {state.path.name} (step {state.step})"
     if skipped:
         note += f", skipping {len(skipped)} damaged newer checkpoint(s), kept as *.npz.damaged"
-        for damaged in checkpoint_files(directory):  # newest first: set aside, so that pruning keeps intact ones
+    if skipped and writer:  # newest first: set aside, so that pruning keeps intact ones (a reader leaves them)
+        for damaged in checkpoint_files(directory):
             if damaged == state.path:
                 break
             os.replace(damaged, damaged.with_name(damaged.name + ".damaged"))

@@ -141,6 +141,25 @@ def strategy_name(strategy) -> str:
     return f"{type(strategy).__name__}×{getattr(strategy, 'num_replicas_in_sync', '?')}"
 
 
+def writes_checkpoints(strategy=None) -> bool:
+    """Whether this process writes the run's checkpoints: every process but a non-chief worker of a multi-worker
+    strategy (``tf.distribute.StrategyExtended.should_checkpoint``: False on a ``MultiWorkerMirroredStrategy`` worker
+    other than the chief, worker 0 when the cluster names no chief).
+
+    Every worker still reads the state a checkpoint holds (``CheckpointCallback``): the running metrics are
+    sync-on-read variables, and reading one is an all-reduce across the workers; read by the chief alone, it meets
+    the others' next training step instead and the run stops (``Collective instance … expected … data_type``).
+    TensorFlow's own recipe has the other workers save to a temporary directory that they delete, because its
+    ``save`` reads and writes in one call; here reading and writing are separate steps, and they skip the writing.
+
+    Args:
+        strategy: as ``distribution_scope``'s (None, a strategy name, or a ``tf.distribute.Strategy``).
+    """
+    if strategy is None or isinstance(strategy, str):
+        return True
+    return bool(strategy.extended.should_checkpoint)
+
+
 def inference_strategy(strategy=None):
     """The ``tf.distribute.Strategy`` that inference (``ElmoEmbedder(strategy=…)``) splits each batch across, or None.
 

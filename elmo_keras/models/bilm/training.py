@@ -15,7 +15,13 @@ from elmo_keras.models.bilm.checkpoints import (
     check_checkpoint_arguments,
     start_checkpointing,
 )
-from elmo_keras.models.bilm.distribution import adapt_to_multi_worker, distribution_scope, replica_count, strategy_name
+from elmo_keras.models.bilm.distribution import (
+    adapt_to_multi_worker,
+    distribution_scope,
+    replica_count,
+    strategy_name,
+    writes_checkpoints,
+)
 from elmo_keras.models.bilm.evaluation import perplexities, unigram_perplexity
 from elmo_keras.models.bilm.language_model import BiLanguageModel, build_bilm_lm
 from elmo_keras.models.bilm.precision import resolve_training_precision
@@ -90,7 +96,9 @@ def train_bilm(
         checkpoint_dir: a directory for checkpoints (``models.bilm.checkpoints``): one at the end of every epoch and
             every ``checkpoint_every`` optimizer steps (None: only at epoch ends); the latest 2 are kept. A
             directory that the corpus's files or glob could match is refused (a resume would read its
-            checkpoints as corpus), and a checkpoint is checked like a weight file on resuming.
+            checkpoints as corpus), and a checkpoint is checked like a weight file on resuming. Under a
+            ``MultiWorkerMirroredStrategy`` only the chief writes there (``distribution.writes_checkpoints``) and
+            every worker resumes from it: give every worker the same path, on storage they all see.
         resume: bool, continue from ``checkpoint_dir``'s newest intact checkpoint (the same corpus, settings and
             seed are required): the result equals an uninterrupted run's. Without a checkpoint the run starts
             from scratch (``training_summary["checkpoints"]["note"]`` says so). Defaults to False.
@@ -153,9 +161,9 @@ def train_bilm(
     steps = data.steps_per_epoch
     identity = run_identity({**config.to_dict(), "training_precision": precision}, int(seed), vocabulary,
                             data.fingerprint() if checkpoint_dir is not None else "", steps, strategy_name(strategy))
-    state, checkpoint_report = None, None
+    state, checkpoint_report, writer = None, None, writes_checkpoints(strategy)
     if checkpoint_dir is not None:
-        state, checkpoint_report = start_checkpointing(checkpoint_dir, resume, identity, config.epochs * steps)
+        state, checkpoint_report = start_checkpointing(checkpoint_dir, resume, identity, config.epochs * steps, writer)
     with distribution_scope(strategy) as replicas:
         if config.batch_size % replicas:
             raise ValueError(f"batch_size {config.batch_size} is not divisible by the {replicas} replicas of "
@@ -168,7 +176,8 @@ def train_bilm(
             restore_state(model, state, groups=("model", "optimizer"))
         start_step = state.step if state is not None else 0
         recorder = CheckpointCallback(checkpoint_dir, checkpoint_every, identity, vocabulary, step=start_step,
-                                      history=state.history if state is not None else None, steps_per_epoch=steps)
+                                      history=state.history if state is not None else None, steps_per_epoch=steps,
+                                      writer=writer)
         mid_epoch = state if start_step % steps else None  # its running epoch metrics continue
         started = time.perf_counter()
         fit_from_step(model, data, config.epochs, start_step, verbose=verbose, callbacks=[

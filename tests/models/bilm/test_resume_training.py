@@ -266,6 +266,25 @@ def test_damaged_newer_checkpoints_are_set_aside_when_resuming_from_an_older_one
                                                                  "checkpoint-000000004.npz.damaged"]
 
 
+def test_a_reader_of_the_checkpoints_leaves_their_directory_as_it_is(tmp_path):
+    """A non-chief worker (``writer=False``) reads the chief's checkpoints and changes nothing where the chief writes:
+    no directory made, no temporary file removed, no damaged checkpoint set aside (``tests/models/bilm/
+    test_multi_worker_training.py`` runs the two workers)."""
+    from elmo_keras.models.bilm.checkpoints import start_checkpointing
+
+    state, report = start_checkpointing(tmp_path / "missing", False, IDENTITY, total_steps=10, writer=False)
+    assert state is None and report["note"] == "new run" and not (tmp_path / "missing").exists()
+    write_checkpoint(tmp_path, state_at(2))
+    newest = write_checkpoint(tmp_path, state_at(4))
+    newest.write_bytes(newest.read_bytes()[:100])
+    (tmp_path / ".checkpoint-abcdefgh.tmp").write_bytes(b"the writer's checkpoint, half written")
+    before = sorted(path.name for path in tmp_path.iterdir())
+    with pytest.warns(UserWarning, match="resuming from an older checkpoint"):
+        state, report = start_checkpointing(tmp_path, True, IDENTITY, total_steps=10, writer=False)
+    assert state.step == 2 and "skipping 1 damaged newer checkpoint(s)" in report["note"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
 def test_planned_batches_from_a_step_are_the_tail_of_the_whole_plan():
     """The ``PyDataset`` path (JAX, PyTorch; large corpora on TensorFlow) skips exactly ``start_step`` batches,
     whatever Keras's ``on_epoch_end`` calls (it makes one more than there are epochs)."""
