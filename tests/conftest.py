@@ -46,7 +46,8 @@ BACKEND_INDEPENDENT_FOLDER = "backend_independent"
 LONG_MODULES = ("test_toy_senses", "test_resume_training", "test_explorer_tagging", "test_explorer_dialogue",
                 "test_multitask_tagger", "test_taglm", "test_shipped_models", "test_distributed_training",
                 "test_pretrained_loader", "test_training_batches", "test_crf_enumeration", "test_wheel",
-                "test_transformer_training", "test_real_text_runs", "test_ray_engine", "test_notebooks", "test_multi_worker_training")
+                "test_transformer_training", "test_real_text_runs", "test_ray_engine", "test_notebooks",
+                "test_multi_worker_training")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -34,7 +34,8 @@ PUBLISHED_UPOS_CONTEXT: list[dict] = [
      "note": "UD 2.12 EWT, gold tokenization; BERT pretrained on Wikipedia in 104 languages"},
     {"system": "UDPipe 2", "score": 0.9750,
      "source": "UDPipe 2 documentation, UD 2.15 models, model performance",
-     "note": "UD 2.15 EWT (this treebank's version), gold tokenization; with the pretrained embeddings that page lists"},
+     "note": "UD 2.15 EWT (this treebank's version), gold tokenization; with the pretrained embeddings that page "
+             "lists"},
 ]
 PUBLISHED_COLUMNS = ("system", "score", "source", "note")
 PUBLISHED_CAVEAT = ("Published systems for context only: they use far larger models and pretraining (and often other "
