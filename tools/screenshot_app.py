@@ -30,7 +30,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 # (url path, expected Plotly charts when the page is complete); "" is the default page (context similarity)
-PAGES = [("", 2), ("pca", 1), ("layer_weights", 6), ("decoding", 2), ("tagging", 5), ("classification", 4),
+PAGES = [("", 2), ("pca", 1), ("layer_weights", 7), ("decoding", 2), ("tagging", 6), ("classification", 4),
          ("dialogue", 2), ("gradients", 5), ("corpus_training", 1), ("contextualizers", 2), ("probing", 4)]
 RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
 QUIET_SECONDS = 2.0
@@ -98,7 +98,10 @@ def main(argv=None) -> int:
     parser.add_argument("--models-dir", help="sets ELMO_KERAS_MODELS_DIR for the app")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for one page")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--pages", nargs="+", help="only these pages (url paths; 'context_similarity' for the first)")
     args = parser.parse_args(argv)
+    pages = [(path, charts) for path, charts in PAGES
+             if not args.pages or (path or "context_similarity") in args.pages]
 
     from playwright.sync_api import sync_playwright
 
@@ -120,7 +123,7 @@ def main(argv=None) -> int:
         try:
             wait_for_server(args.port, server, 120)
             print(f"server up after {time.monotonic() - started:.1f} s")
-            for number, (path, charts) in enumerate(PAGES):
+            for number, (path, charts) in enumerate(pages):
                 opened = time.monotonic()
                 page.goto(f"http://localhost:{args.port}/{path}")
                 seconds = wait_until_done(page, charts, args.timeout)
