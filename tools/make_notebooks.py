@@ -191,7 +191,8 @@ import elmo_keras
 from elmo_keras.data import TREEBANK_ATTRIBUTION, treebank_sentences, ud_english_ewt
 
 SIZE = os.environ.get("ELMO_KERAS_NOTEBOOK_SIZE", "char-toy")  # "tiny" in the tests
-SLICE = 300 if SIZE == "tiny" else 2000  # training sentences for the biLM
+SLICE = 150 if SIZE == "tiny" else 2000  # training sentences for the biLM
+DEV = 150 if SIZE == "tiny" else 300  # dev and test sentences scored
 train, dev = ud_english_ewt("train"), ud_english_ewt("dev")
 print(f"train: {len(train):,} sentences, {sum(len(s.tokens) for s in train):,} words; "
       f"dev: {len(dev):,} sentences")
@@ -207,8 +208,8 @@ neural language model must beat; on a slice this small and a few epochs it may n
     ("code", """from elmo_keras.real_text import kneser_ney_perplexities
 
 model = elmo_keras.train_bilm(treebank_sentences("train", SLICE), size=SIZE, epochs=2, seed=0, min_count=2,
-                              heldout=treebank_sentences("dev", 300))
-baseline = kneser_ney_perplexities(treebank_sentences("train", SLICE), treebank_sentences("dev", 300),
+                              heldout=treebank_sentences("dev", DEV))
+baseline = kneser_ney_perplexities(treebank_sentences("train", SLICE), treebank_sentences("dev", DEV),
                                    model.vocabulary)
 print(f"dev perplexity, forward: biLM {model.training_summary['heldout']['forward_perplexity']:.1f}, "
       f"Kneser-Ney trigram {baseline['forward_perplexity']:.1f}")"""),
@@ -218,18 +219,18 @@ A linear softmax probe per layer on the frozen vectors, and ELMo's learned mix o
 §5.3), for UPOS and dependency relations; layer 0 is the context-free token vector."""),
     ("code", """from elmo_keras.real_text import probe_runs, probe_summary
 
-runs = probe_runs(model, "notebook biLM", seeds=(0,), tasks=["upos", "deprel"], pool=400, sample=300,
-                  dev_limit=300)
+runs = probe_runs(model, "notebook biLM", seeds=(0,), tasks=["upos", "deprel"], pool=2 * DEV, sample=DEV,
+                  dev_limit=DEV)
 table = probe_summary(runs)[["task", "layer", "mean", "weight_mean", "majority_accuracy"]]
 print(table.round(3).to_string(index=False))"""),
     ("markdown", """## Tagging UPOS with and without the biLM's vectors
 
 The project's `TagLM` tagger trained on 1 % of the training sentences (125), with and without the frozen biLM's
-ELMo vectors, scored on 300 test sentences (the full learning curve is on the Tagging page)."""),
+ELMo vectors, scored on the first test sentences (the full learning curve is on the Tagging page)."""),
     ("code", """from elmo_keras.data import treebank_examples
 from elmo_keras.real_text.tagging_curve import curve_run
 
-test = treebank_examples("test", "upos", 300)
+test = treebank_examples("test", "upos", DEV)
 for name, bilm in (("words only", None), ("+ biLM vectors", model)):
     row = curve_run(bilm, name, "softmax", 0.01, seed=0, test=test, epochs=5 if SIZE == "tiny" else 20)
     print(f"{name}: {row['sentences']} training sentences, test accuracy {row['accuracy']:.3f}")"""),

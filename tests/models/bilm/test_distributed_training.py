@@ -6,7 +6,6 @@ device weights too; and the scope's arguments are checked."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
 
@@ -20,8 +19,7 @@ from elmo_keras.models.bilm.distribution import (
     global_token_means,
     sum_over_replicas,
 )
-from tests.support.backend_support import BACKEND, tensorflow_only, to_numpy
-from tests.support.distributed_worker import one_device_weights
+from tests.support.backend_support import BACKEND, to_numpy
 from tests.support.paths import REPO_ROOT
 
 TOLERANCE = 1e-5
@@ -46,35 +44,8 @@ def test_one_step_on_two_replicas_matches_one_device(backend, tmp_path):
     assert set(step["logs"]) == {"loss", "forward_perplexity", "backward_perplexity"}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("localhost", 0))
-        return probe.getsockname()[1]
-
-
-@tensorflow_only("tf.distribute.MultiWorkerMirroredStrategy")
-def test_two_workers_over_loopback_end_at_the_one_device_weights(tmp_path):
-    cluster = {"worker": [f"localhost:{_free_port()}" for _ in range(2)]}
-    workers = [subprocess.Popen(
-        [sys.executable, "-m", "tests.support.distributed_worker", str(tmp_path / f"worker{i}.npz"), "--multi-worker"],
-        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=dict(os.environ, KERAS_BACKEND="tensorflow",
-                 TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}})),
-    ) for i in range(2)]
-    try:
-        expected = one_device_weights()  # while the workers start
-        logs = [worker.communicate(timeout=300)[0] for worker in workers]
-    finally:
-        for worker in workers:
-            worker.kill()
-    assert [w.returncode for w in workers] == [0, 0], "\n".join(log[-3000:] for log in logs)
-
-    for i in range(2):
-        result = np.load(tmp_path / f"worker{i}.npz")
-        assert int(result["replicas"]) == 2
-        weights = [result[f"arr_{k}"] for k in range(len(expected))]
-        difference = max(float(np.max(np.abs(a - b))) for a, b in zip(weights, expected))
-        assert difference <= TOLERANCE, f"worker {i}: max |w - one device| = {difference}"
+# two MultiWorkerMirroredStrategy workers over loopback against one process:
+# tests/models/bilm/test_multi_worker_training.py
 
 
 def test_no_strategy_is_one_replica_and_changes_nothing():
