@@ -110,10 +110,4 @@ def test_the_curve_table_and_findings_pair_each_seed_with_its_baseline():
                     "100%: +1.0 ± 0.0 points (the gain shrinks as labelled data grows, as TagLM reports).")
 
 
-@tensorflow_only
-def test_one_learning_curve_run_trains_and_scores_a_tagger(tiny_treebank_bilm):
-    from elmo_keras.data.treebank import treebank_examples
-    from elmo_keras.real_text.tagging_curve import curve_run
-
-    row = curve_run(tiny_treebank_bilm, "tiny", "crf", 0.01, 0, test=treebank_examples("test", "upos", 30), epochs=1)
-    assert row["sentences"] == 125 and row["epochs"] == 1 and 0 <= row["accuracy"] <= 1
+# one learning-curve run (curve_run) end to end: notebooks/real_english.ipynb, run by tests/explorer/test_notebooks.py
