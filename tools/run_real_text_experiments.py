@@ -121,6 +121,9 @@ def check_same_experiment_code(commit: str | None, other: str | None, kind: str)
                          "differs: run them again from one")
 
 
+RUN_KEY = ("model", "input", "task", "head", "fraction", "seed")  # what names one run of either kind
+
+
 def merge_parts(parts: list[dict]) -> dict:
     """One result file from parts of the same experiment (``--models``): the same commit and seeds required.
 
@@ -137,8 +140,7 @@ def merge_parts(parts: list[dict]) -> dict:
         if ("perplexities" in part) != ("perplexities" in first):
             raise ValueError("a probes part and a tagging part cannot be merged")
     runs = [run for part in parts for run in part["runs"]]
-    keys = [tuple(sorted((k, str(v)) for k, v in run.items() if k not in ("seconds",) and not isinstance(v, list)
-                         and k in ("model", "input", "task", "head", "fraction", "seed"))) for run in runs]
+    keys = [tuple(run.get(field) for field in RUN_KEY) for run in runs]
     if len(set(keys)) != len(keys):
         raise ValueError("the parts repeat a run")
     merged = {**first, "runs": runs, "seconds": sum(part["seconds"] for part in parts),
