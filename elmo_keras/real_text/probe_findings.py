@@ -81,7 +81,7 @@ def probe_findings(runs: list[dict]) -> list[str]:
     preferences = layer_preferences(runs)
     lines = []
     for row in preferences.itertuples(index=False):
-        noise_bound = _noise(row.best_mean, row.num_test)
+        noise_bound = binomial_noise(row.best_mean, row.num_test)
         verdict = (f"beyond the seed spread (every seed ranks it first; by {row.margin:.1%} ± {row.margin_std:.1%})"
                    + (f" but not beyond the noise of {row.num_test} held-out examples (±{noise_bound:.0%})"
                       if row.num_test < 1000 and row.margin < noise_bound else "")
@@ -91,7 +91,7 @@ def probe_findings(runs: list[dict]) -> list[str]:
         noise = ""
         if row.num_test < 1000:
             noise = (f"; with {row.num_test} held-out examples, differences under about "
-                     f"±{_noise(row.best_mean, row.num_test):.0%} are noise")
+                     f"±{noise_bound:.0%} are noise")
         lines.append(
             f"{TASK_TITLES.get(row.task, row.task)} ({_title(row.model)}): layer {row.best_layer} is best "
             f"({row.best_mean:.1%}; layer {row.runner_up}: {row.runner_up_mean:.1%}), {verdict}; the context-free "
@@ -190,7 +190,8 @@ def mix_findings(runs: list[dict]) -> list[str]:
     return lines
 
 
-def _noise(accuracy: float, count: int) -> float:
-    """Twice the binomial standard error of an accuracy measured on ``count`` examples."""
+def binomial_noise(accuracy: float, count: int) -> float:
+    """Twice the binomial standard error of an accuracy measured on ``count`` examples (the accuracy clamped to
+    [0.05, 0.95], so a perfect or null score still has a margin); the Layer weights page's toy findings use it too."""
     p = min(max(accuracy, 0.05), 0.95)
     return 2.0 * float(np.sqrt(p * (1 - p) / max(count, 1)))

@@ -35,6 +35,7 @@ from elmo_keras.explorer.layer_weights.probe_tasks import (
     pos_task,
     sense_task,
 )
+from elmo_keras.real_text.probe_findings import binomial_noise
 
 # Weighted mean layers of the two tasks must differ by more than this before a finding names a direction: on the
 # toy model another seed can move their difference, even reverse it, and a single run cannot measure its own
@@ -121,11 +122,6 @@ def weights_table(reports: list) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["task", "layer", "weight", "probe_accuracy"])
 
 
-def _noise(report: TaskReport) -> float:
-    p = min(max(report.heldout_accuracy, 0.05), 0.95)
-    return 2.0 * float(np.sqrt(p * (1 - p) / max(report.num_test, 1)))
-
-
 def findings(reports: list) -> list[str]:
     """What this run shows, computed from the numbers (never a fixed claim)."""
     lines = []
@@ -137,7 +133,8 @@ def findings(reports: list) -> list[str]:
             f"(weighted mean layer {np.dot(np.arange(r.num_layers), r.head.weights):.2f}, γ = {r.head.gamma:.2f}) and "
             f"scores {r.heldout_accuracy:.0%} on {r.num_test} held-out examples; the best single-layer probe is layer "
             f"{probe_best} ({r.probe_accuracies[probe_best]:.0%}); always guessing the most frequent label scores "
-            f"{r.majority_accuracy:.0%}. Differences below about ±{_noise(r):.0%} are within noise at this size."
+            f"{r.majority_accuracy:.0%}. Differences below about ±{binomial_noise(r.heldout_accuracy, r.num_test):.0%} "
+            "are within noise at this size."
         )
     by_kind = {r.kind: r for r in reports}
     if {"syntactic", "semantic"} <= set(by_kind):
