@@ -21,6 +21,7 @@ from elmo_keras.pretrained.torch_state_dict import (
     read_torch_state_dict,
 )
 from tests.support.paths import REPO_ROOT, SHARED_FIXTURES
+from tests.support.refusals import assert_refused
 
 FORMATS = {"zip": {}, "legacy": {"_use_new_zipfile_serialization": False}}
 FIXTURE_WEIGHTS = SHARED_FIXTURES / "transformer_elmo" / "weights.th"
@@ -182,13 +183,7 @@ class _Runs:
 
 
 def _refused(path, *fragments):
-    with pytest.raises(TorchFileError) as caught:
-        read_torch_state_dict(path)
-    message = str(caught.value)
-    assert "\n" not in message and str(path) in message
-    for fragment in fragments:
-        assert fragment in message, message
-    return message
+    return assert_refused(read_torch_state_dict, TorchFileError, path, *fragments)
 
 
 @pytest.mark.parametrize("function, args, named", [
