@@ -98,10 +98,11 @@ def main(argv=None) -> int:
     parser.add_argument("--models-dir", help="sets ELMO_KERAS_MODELS_DIR for the app")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for one page")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--pages", nargs="+", help="only these pages (url paths; 'context_similarity' for the first)")
+    parser.add_argument("--pages", nargs="+", help="only these pages (url paths) after the first, context_similarity, "
+                        "which always opens first: a new session that opens another page's URL is shown the first")
     args = parser.parse_args(argv)
     pages = [(path, charts) for path, charts in PAGES
-             if not args.pages or (path or "context_similarity") in args.pages]
+             if not args.pages or not path or path in args.pages]
 
     from playwright.sync_api import sync_playwright
 
