@@ -18,7 +18,8 @@ option of normalizing each layer before weighting it (Peters et al. 2018a §3.2)
   → held-out split). The treebank has no sense annotation and a sense task built from it (e.g. lemma-based) would
   measure word identity, not sense; the toy corpus is the only hand-labelled sense data the package ships, and the
   real-text biLM reads its sentences like any English (characters, no toy vocabulary). Its held-out set is small
-  (72 examples): differences under about ±15 points are noise there, as the findings say.
+  (72 examples): differences under about ±12 points are noise there (twice the binomial standard error at 50 %
+  accuracy), as the findings say.
 
 Layer 0 is the context-free token vector (the character CNN's output), so its probe is the context-free
 baseline; the majority baseline always answers the most frequent training label. ``probe_summary``,

@@ -19,7 +19,13 @@ from elmo_keras.data.packaged_results import packaged_results
 from elmo_keras.data.treebank import TREEBANK_ATTRIBUTION
 from elmo_keras.models.provenance import provenance_caption
 from elmo_keras.real_text.bilms import VOCABULARY_MIN_COUNT
-from elmo_keras.real_text.probe_findings import MODEL_TITLES, layer_preferences, probe_findings, probe_summary
+from elmo_keras.real_text.probe_findings import (
+    MODEL_TITLES,
+    binomial_noise,
+    layer_preferences,
+    probe_findings,
+    probe_summary,
+)
 from elmo_keras.real_text.tasks import SENSE_TASK, TASK_TITLES
 
 PROBES_FILE = "real_text_probes.json"  # the name tools/run_real_text_experiments.py writes
@@ -45,8 +51,8 @@ SEMANTIC_TASK_NOTE = (
     "it (e.g. lemma-based) would measure word identity, not sense. The toy polysemy corpus is the only hand-labelled "
     "sense data the package ships: the sense of *bank*, *play* and *right* (six classes; probes trained on its train "
     "split, scored on its held-out split). The treebank biLMs read its sentences like any English (characters, no "
-    "toy vocabulary). Its held-out set is small ({count} examples), so differences under about ±15 points are noise "
-    "there, as the findings say."
+    "toy vocabulary). Its held-out set is small ({count} examples), so differences under about ±{noise:.0%} are noise "
+    "there (twice the binomial standard error at 50 % accuracy; the findings give the bound at each score)."
 )
 REFERENCES = (
     "Peters et al. (2018a), “Deep contextualized word representations”, NAACL 2018 — §5.3: the biLM's lower layer "
@@ -153,5 +159,6 @@ def probing_view(results: dict) -> ProbingView:
         preferences=preference_table(runs) if runs else pd.DataFrame(),
         tasks=[task for task in TASK_TITLES if task in present],
         findings=probe_findings(runs) if runs else list(results.get("findings") or []),
-        semantic_note=SEMANTIC_TASK_NOTE.format(count=f"{sense[0]:,}" if sense else "72"),
+        semantic_note=SEMANTIC_TASK_NOTE.format(count=f"{sense[0]:,}" if sense else "72",
+                                                noise=binomial_noise(0.5, sense[0] if sense else 72)),
         provenance=provenance_line(results))
